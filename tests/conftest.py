@@ -1,0 +1,40 @@
+"""Shared helpers: run the function in-process on YAML text, the way the CLI does."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import yaml
+
+from krmfn.cli import Outcome, run_resource_list
+
+
+def resource_list(items: str, function_config: str | None = None) -> str:
+    """A ResourceList around ``items`` (a YAML list, dedented); ``function_config`` likewise."""
+    out = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + textwrap.indent(textwrap.dedent(items).strip("\n"), "") + "\n"
+    if function_config:
+        out += "functionConfig:\n" + textwrap.indent(textwrap.dedent(function_config).strip("\n"), "  ") + "\n"
+    return out
+
+
+def run(text: str) -> Outcome:
+    return run_resource_list(text.encode())
+
+
+def load(outcome: Outcome) -> dict:
+    return yaml.safe_load(outcome.stdout)
+
+
+def items_by_name(outcome: Outcome) -> dict[str, dict]:
+    return {(i["kind"], i["metadata"]["name"]): i for i in load(outcome)["items"]}
+
+
+@pytest.fixture
+def krm():
+    class K:
+        resource_list = staticmethod(resource_list)
+        run = staticmethod(run)
+        load = staticmethod(load)
+        items = staticmethod(items_by_name)
+    return K
