@@ -61,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["gc"]:
+        from .gc_cli import main as gc_main  # a separate pass, never part of a render
+
+        return gc_main(argv[1:])
     args = _parser().parse_args(argv)
     data = sys.stdin.buffer.read()
     try:
