@@ -8,45 +8,46 @@ from dataclasses import dataclass
 
 from . import __version__
 from .config import read_config
-from .envelope import FunctionError, Result, has_errors, read_resource_list, write_results
+from .envelope import FunctionError, Result, has_errors, read_resource_list, render
 from .rewrite import transform
-from .yamldoc import Doc, YamlError
+from .yamldoc import YamlError, quiet_stderr
 
 
 @dataclass
 class Outcome:
     """What a run prints and returns: the shell only writes these out."""
 
-    stdout: str
+    stdout: list[bytes]
     results: list[Result]
     exit_code: int
 
+    @property
+    def text(self) -> str:
+        return b"".join(self.stdout).decode()
+
 
 def run_resource_list(data: bytes) -> Outcome:
-    """ResourceList in, ResourceList out. On error, the input's items go back untouched."""
+    """ResourceList in, ResourceList out.
+
+    On an error found while reading or planning, the items go back exactly as read, with
+    error results: nothing is written until every check has passed.
+    """
     try:
-        text_ok = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Outcome("", [Result(f"the input is not UTF-8 (bad byte at offset {exc.start})", "error")], 1)
-    del text_ok
+        return Outcome([], [Result(f"the input is not UTF-8 (bad byte at offset {exc.start})", "error")], 1)
     try:
-        doc = Doc.parse(data)
-        rl = read_resource_list(doc)
+        rl = read_resource_list(data)
     except YamlError as exc:
-        return Outcome("", [Result(f"the input is {exc}", "error")], 1)
+        return Outcome([], [Result(f"the input is {exc}", "error")], 1)
     except FunctionError as exc:
-        return Outcome("", exc.results, 1)
+        return Outcome([], exc.results, 1)
     try:
-        config = read_config(doc, rl.function_config)
-        results = transform(rl, config)
-    except (FunctionError, YamlError) as exc:
-        errors = exc.results if isinstance(exc, FunctionError) else [Result(str(exc), "error")]
-        doc = Doc.parse(data)  # a pristine copy: nothing half-written goes out
-        rl = read_resource_list(doc)
-        write_results(rl, errors)
-        return Outcome(doc.emit(), errors, 1)
-    write_results(rl, results)
-    return Outcome(doc.emit(), results, 1 if has_errors(results) else 0)
+        config = read_config(rl.envelope, rl.function_config)
+        items, results = transform(rl, config)
+    except FunctionError as exc:
+        items, results = rl.sources, exc.results
+    return Outcome(render(rl, items, results), results, 1 if has_errors(results) else 0)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return gc_main(argv[1:])
     args = _parser().parse_args(argv)
-    data = sys.stdin.buffer.read()
     try:
-        outcome = run_resource_list(data)
+        with quiet_stderr():
+            outcome = run_resource_list(sys.stdin.buffer.read())
     except Exception as exc:  # a bug: say so plainly, without a traceback unless asked
         if args.debug:
             raise
@@ -78,5 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     for r in outcome.results:
         if r.severity == "error":
             sys.stderr.write(f"krmfn: {r}\n")
-    sys.stdout.write(outcome.stdout)
+    sys.stdout.buffer.writelines(outcome.stdout)
+    sys.stdout.flush()
     return outcome.exit_code

@@ -8,8 +8,9 @@ functions-spec.md``). Items stay the very nodes that were read, in their order; 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
+from . import chunks
+from .chunks import Split
 from .yamldoc import Doc, YamlError
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
@@ -80,48 +81,80 @@ def error(message: str, resource: ResourceRef | None = None, field_path: str | N
     return FunctionError(Result(message, "error", resource, field_path))
 
 
-@dataclass
+@dataclass(slots=True)
 class Resource:
-    """A view of one item: its identity and the nodes the function reads or writes."""
+    """One item: its identity, and while it is being read or edited, its own parsed tree.
 
-    doc: Doc
+    ``source`` is the item's text as it came in; ``doc`` is None once the tree is dropped,
+    and :meth:`reload` parses ``source`` again (node ids come out the same).
+    """
+
+    doc: Doc | None
     node: int
     api_version: str
     kind: str
     name: str
     namespace: str
     metadata: int
-    # Set once the function renames the object; ``ref`` keeps naming it as it was read.
-    ref: ResourceRef = field(init=False)
+    index: int
+    source: bytes
+    _annotations: dict[str, str] | None = field(default=None, repr=False)
+    _labels: dict[str, str] | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        self.ref = ResourceRef(self.api_version, self.kind, self.name, self.namespace)
+    @property
+    def ref(self) -> ResourceRef:
+        """The object as read: results name it so even after the function renames it."""
+        return ResourceRef(self.api_version, self.kind, self.name, self.namespace)
 
     @property
     def group(self) -> str:
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 
-    @cached_property
+    @property
     def annotations(self) -> dict[str, str]:
         """The annotations as read (edits made later by the function are not seen here)."""
-        return self.doc.str_map(self.doc.get(self.metadata, "annotations"))
+        if self._annotations is None:
+            self._annotations = self.tree.str_map(self.tree.get(self.metadata, "annotations"))
+        return self._annotations
 
     @property
     def labels(self) -> dict[str, str]:
-        return self.doc.str_map(self.doc.get(self.metadata, "labels"))
+        if self._labels is None:
+            self._labels = self.tree.str_map(self.tree.get(self.metadata, "labels"))
+        return self._labels
 
     @property
-    def file(self) -> tuple[str, int] | None:
-        ann = self.annotations
-        path = ann.get("config.kubernetes.io/path") or ann.get("internal.config.kubernetes.io/path")
-        if not path:
-            return None
-        index = ann.get("config.kubernetes.io/index") or ann.get("internal.config.kubernetes.io/index") or "0"
-        return (path, int(index) if index.isdigit() else 0)
+    def tree(self) -> Doc:
+        if self.doc is None:
+            self.reload()
+        assert self.doc is not None
+        return self.doc
+
+    def reload(self) -> None:
+        self.doc = parse_item(self.source)[0]
+
+    def drop(self) -> None:
+        """Forget the tree (memory follows one item, not the list); identity stays."""
+        self.doc = None
 
 
-def read_resource(doc: Doc, node: int, where: str) -> Resource:
-    """Check that ``node`` is a Kubernetes object and return its view; ``where`` names it in errors."""
+def parse_item(source: bytes) -> tuple[Doc, int]:
+    """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
+    doc = Doc.parse(bytearray(source))
+    (root,) = doc.documents()
+    children = list(doc.children(root)) if doc.is_seq(root) else []
+    if len(children) != 1:
+        raise YamlError("an item's text did not read back as one list entry")
+    return doc, children[0]
+
+
+def read_resource(source: bytes, index: int) -> Resource:
+    """Parse and check one item; errors name it by its position."""
+    where = f"item {index}"
+    try:
+        doc, node = parse_item(source)
+    except YamlError as exc:
+        raise error(f"{where} is not valid YAML: {exc}") from None
     if not doc.is_map(node):
         raise error(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind and metadata)")
     kind = doc.str(doc.get(node, "kind"))
@@ -137,18 +170,24 @@ def read_resource(doc: Doc, node: int, where: str) -> Resource:
     if not name:
         raise error(f"{where} ({kind}) has no metadata.name")
     namespace = doc.str(doc.get(metadata, "namespace")) or ""
-    return Resource(doc, node, api_version, kind, name, namespace, metadata)
+    return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)
 
 
 @dataclass
 class ResourceList:
-    doc: Doc
+    """The envelope (its own small tree) and the items' texts, read one at a time."""
+
+    envelope: Doc
     node: int
-    items: list[Resource]
+    layout: Split
     function_config: int | None
 
+    @property
+    def sources(self) -> list[bytes]:
+        return self.layout.items
 
-def read_resource_list(doc: Doc) -> ResourceList:
+
+def _check_envelope(doc: Doc) -> int:
     docs = doc.documents()
     if not docs:
         raise error("the input is empty; expected a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
@@ -163,32 +202,48 @@ def read_resource_list(doc: Doc) -> ResourceList:
     if kind != "ResourceList" or api_version not in RESOURCE_LIST_VERSIONS:
         raise error(f"the input is kind {kind!r}, apiVersion {api_version!r}; expected kind ResourceList, "
                     f"apiVersion {' or '.join(RESOURCE_LIST_VERSIONS)}")
-    items_node = doc.get(root, "items")
-    if items_node is None or doc.is_null(items_node):
-        items: list[Resource] = []
-    elif not doc.is_seq(items_node):
-        raise error(f"the ResourceList's items is {doc.describe(items_node)}, not a list")
-    else:
-        items = [read_resource(doc, n, f"item {i}") for i, n in enumerate(doc.children(items_node))]
-    fc = doc.get(root, "functionConfig")
-    if fc is not None and doc.is_null(fc):
+    items = doc.get(root, "items")
+    if items is not None and not doc.is_null(items) and not doc.is_seq(items):
+        raise error(f"the ResourceList's items is {doc.describe(items)}, not a list")
+    return root
+
+
+def _normalise(data: bytes) -> Split:
+    """Parse the whole input and re-emit it in block style, so that it splits."""
+    doc = Doc.parse(data)
+    root = _check_envelope(doc)
+    doc.block_style(root)
+    items = doc.get(root, "items")
+    if items is not None and doc.is_seq(items):
+        doc.block_style(items)
+    layout = chunks.split(bytes(doc.emit()))
+    if layout is None:
+        raise error("the ResourceList could not be read item by item")
+    return layout
+
+
+def read_resource_list(data: bytes) -> ResourceList:
+    """Split the input, read and check its envelope; items are read later, one at a time."""
+    layout = chunks.split(data) or _normalise(data)
+    envelope = Doc.parse(layout.envelope() or b"{}")
+    root = _check_envelope(envelope)
+    fc = envelope.get(root, "functionConfig")
+    if fc is not None and envelope.is_null(fc):
         fc = None
-    return ResourceList(doc, root, items, fc)
+    return ResourceList(envelope, root, layout, fc)
 
 
-def write_results(rl: ResourceList, results: list[Result]) -> None:
-    """Replace the envelope's ``results``, so that a run over its own output changes nothing."""
-    doc = rl.doc
-    existing = doc.get(rl.node, "results")
-    if existing is not None:
-        doc.remove(existing)
+def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[bytes]:
+    """The output ResourceList's pieces: envelope as read, ``items``, and ``results``
+    (replacing any old ones, so that a run over its own output changes nothing)."""
+    text = b""
     if results:
-        doc.build(rl.node, "results", [r.to_data() for r in results])
+        doc = Doc.parse(b"{}")
+        doc.block_style(doc.root)
+        doc.build(doc.root, "results", [r.to_data() for r in results])
+        text = bytes(doc.emit())
+    return chunks.assemble(rl.layout, items, text)
 
 
 def has_errors(results: list[Result]) -> bool:
     return any(r.severity == "error" for r in results)
-
-
-__all__ = ["Doc", "YamlError", "Resource", "ResourceRef", "Result", "FunctionError", "ResourceList",
-           "read_resource_list", "read_resource", "write_results", "has_errors", "error"]

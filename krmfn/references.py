@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from . import yamldoc as raw
 from .yamldoc import NONE, Doc
@@ -93,8 +92,8 @@ def parse_field_specs(value: object) -> list[FieldSpec]:
     return specs
 
 
-# A trie of paths: key (bytes, as rapidyaml looks it up) -> (key as text, sub-trie);
-# the key END marks where a ConfigMap name sits.
+# A trie of paths: key (bytes, as rapidyaml looks it up) -> sub-trie; the key END, mapped
+# to None, marks where a ConfigMap name sits.
 Trie = dict
 END = b""
 
@@ -105,8 +104,8 @@ def compile_trie(specs: list[FieldSpec]) -> Trie:
     for spec in specs:
         node = root
         for key in spec.path:
-            node = node.setdefault(key.encode(), (key, {}))[1]
-        node[END] = (None, None)
+            node = node.setdefault(key.encode(), {})
+        node[END] = None
     return root
 
 
@@ -138,52 +137,35 @@ class ReferenceTable:
         return trie
 
 
-class Found(NamedTuple):
-    """A scalar that names a ConfigMap; ``steps`` are keys (str) and list indexes (int)."""
-
-    node: int
-    steps: tuple[str | int, ...]
-
-    @property
-    def path(self) -> str:
-        """The field path as kpt prints it: ``spec.containers[0].envFrom[1].configMapRef.name``."""
-        out = ""
-        for step in self.steps:
-            if isinstance(step, int):
-                out += f"[{step}]"
-            elif "." in step or "/" in step:
-                out += f"[{step}]"
-            else:
-                out += f".{step}" if out else step
-        return out
-
-
-def find(doc: Doc, node: int, trie: Trie) -> list[Found]:
+def find(doc: Doc, node: int, trie: Trie) -> list[int]:
     """Every non-null scalar the trie leads to below ``node``; lists are traversed implicitly.
 
-    The hottest loop of a run (every workload, every path): it calls rapidyaml directly.
+    The hottest loop of a run (every workload, every path): it calls rapidyaml directly and
+    builds no paths; :meth:`Doc.path_of` makes one when a result needs it.
     """
     t, may_alias, resolve = doc.tree, doc.may_alias, doc.resolve
-    is_seq, find_child, first_child, next_sibling, is_map = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling, raw.is_map
-    found: list[Found] = []
-    stack: list[tuple[int, Trie, tuple[str | int, ...]]] = [(node, trie, ())]
+    is_seq, find_child, first_child, next_sibling = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling
+    is_null = doc.is_null
+    found: list[int] = []
+    stack: list[tuple[int, Trie]] = [(node, trie)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, trie, steps = stack.pop()
+        node, trie = pop()
         if may_alias:
             node = resolve(node)
         if is_seq(t, node):
-            child, i = first_child(t, node), 0
+            child = first_child(t, node)
             while child != NONE:
-                stack.append((child, trie, steps + (i,)))
-                child, i = next_sibling(t, child), i + 1
+                push((child, trie))
+                child = next_sibling(t, child)
             continue
-        for key, (text, sub) in trie.items():
-            if key is END:
-                if doc.is_scalar(node) and not doc.is_null(node):
-                    found.append(Found(node, steps))
-            elif is_map(t, node):
-                child = find_child(t, node, key)
+        for key, sub in trie.items():
+            if sub is None:
+                if raw.has_val(t, node) and not is_null(node):
+                    found.append(node)
+            else:
+                child = find_child(t, node, key)  # NONE for scalars and lists too
                 if child != NONE:
-                    stack.append((child, sub, steps + (text,)))
-    found.sort(key=lambda f: f.node)  # document order, whatever the stack's order
+                    push((child, sub))
+    found.sort()  # document order, whatever the stack's order
     return found

@@ -43,6 +43,7 @@ def family_label(original_name: str) -> str:
 
 
 def retention_annotations(targets: tuple[str, ...]) -> dict[str, str]:
+    """The annotations the chosen targets honour (kpt and configsync share one key and value)."""
     out: dict[str, str] = {}
     for target in targets:
         out.update(RETENTION[target])
@@ -56,8 +57,7 @@ def merge_annotation(key: str, existing: str | None, wanted: str) -> str:
     if key not in _LIST_VALUED:
         return existing
     entries = [e.strip() for e in existing.split(",") if e.strip()]
-    names = {e.split("=", 1)[0] for e in entries}
-    for entry in wanted.split(","):
-        if entry.split("=", 1)[0] not in names:
-            entries.append(entry)
-    return ",".join(entries)
+    names = {e.split("=", 1)[0].strip() for e in entries}
+    missing = [w for w in wanted.split(",") if w.split("=", 1)[0] not in names]
+    # Nothing to add: keep the user's text as written (spacing included), so re-runs are no-ops.
+    return ",".join(entries + missing) if missing else existing

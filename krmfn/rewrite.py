@@ -1,7 +1,13 @@
-"""The rename and the rewrite: plan every change first, then apply it.
+"""The rename and the rewrite: read every item, plan every change, then write each item.
 
-Planning reads only; it raises :class:`FunctionError` on bad input before any node is
-touched, so a failed run never leaves a half-rewritten tree. Applying is mechanical.
+Three passes, so that a failed run never leaves anything half-written:
+
+1. :func:`scan` reads one item at a time while its tree is alive: a ConfigMap's hash, or a
+   referrer's ConfigMap names (with where each sits in the item's text);
+2. :func:`plan` resolves every reference against every ConfigMap (namespaces, re-runs,
+   ambiguity) and raises :class:`FunctionError` before any output exists;
+3. :func:`write` produces each item's text: as it came in when untouched, with names spliced
+   into its text when only names change, re-emitted when metadata is added.
 """
 
 from __future__ import annotations
@@ -12,14 +18,15 @@ import re
 from dataclasses import dataclass, field
 
 from . import hashing
+from .chunks import indent_item
 from .config import Config
-from .envelope import FunctionError, Resource, ResourceList, ResourceRef, Result, error
-from .references import Found, ReferenceTable, builtin_specs, find
+from .envelope import Resource, ResourceList, ResourceRef, Result, error, read_resource
+from .references import ReferenceTable, builtin_specs, find
+from .yamldoc import splice
 from .retention import (FAMILY, KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, family_label, merge_annotation,
                         retention_annotations)
 
 MAX_NAME = 253
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # Kinds without a namespace: their references may name a ConfigMap in any namespace.
 CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "Namespace"})
 
@@ -29,7 +36,7 @@ def same_namespace(a: str, b: str) -> bool:
     return (a or "default") == (b or "default")
 
 
-@dataclass
+@dataclass(slots=True)
 class Hashed:
     """One opted-in ConfigMap and what the run does to it."""
 
@@ -39,22 +46,38 @@ class Hashed:
     referrers: list[ResourceRef] = field(default_factory=list)
 
 
-@dataclass
-class Rewrite:
+@dataclass(slots=True)
+class Reference:
+    """A scalar in a referrer that names a ConfigMap; ``offset``: where its text starts."""
+
     node: int
-    target: Hashed
+    name: str
+    offset: int | None
+
+
+@dataclass
+class Scanned:
+    """What the plan needs from the items, read one item at a time."""
+
+    resources: list[Resource] = field(default_factory=list)
+    configmaps: list[Resource] = field(default_factory=list)
+    hashed: list[Hashed] = field(default_factory=list)
+    references: dict[int, list[Reference]] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
 
 
 @dataclass
 class Plan:
-    hashed: list[Hashed]
-    rewrites: list[Rewrite]
+    hashed: dict[int, Hashed]  # by item index
+    rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
     results: list[Result]
 
 
+# --- pass 1: scan ---------------------------------------------------------------------------
+
 def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
     """``data`` or ``binaryData`` as text, after checking every value is a string."""
-    doc = res.doc
+    doc = res.tree
     node = doc.get(res.node, key)
     if node is None or doc.is_null(node):
         return None
@@ -66,10 +89,10 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
         path = f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
         if k in out:
             raise error(f"{key} has the key {k!r} twice", res.ref, path)
-        if not doc.is_string(child):
+        value = doc.string(child)
+        if value is None:
             raise error(f"{path} is {doc.describe(doc.resolve(child))} that YAML reads as a non-string; "
                         "quote it", res.ref, path)
-        value = doc.str(child) or ""
         if binary:
             try:
                 base64.b64decode("".join(value.split()), validate=True)
@@ -88,10 +111,10 @@ def _opted_in(res: Resource, original: str, config: Config) -> bool:
     if value is not None:
         raise error(f'annotation {OPT_IN} is {value!r}; use "true" or "false"', res.ref,
                     f"metadata.annotations[{OPT_IN}]")
-    return (config.select == "all" or original in config.names or config.selector.matches(res.labels))
+    return config.select == "all" or original in config.names or config.selector.matches(res.labels)
 
 
-def _original_name(res: Resource, algorithm: str) -> str:
+def _original_name(res: Resource) -> str:
     """The family name: from the annotation when the current name is that name or a hashed form of it."""
     recorded = res.annotations.get(ORIGINAL_NAME)
     if recorded and (res.name == recorded or res.name.startswith(recorded + "-")):
@@ -99,33 +122,52 @@ def _original_name(res: Resource, algorithm: str) -> str:
     return res.name
 
 
-def _plan_configmaps(items: list[Resource], config: Config, results: list[Result]) -> list[Hashed]:
-    seen: dict[tuple[str, str], Resource] = {}
-    hashed: list[Hashed] = []
-    for res in items:
-        if res.kind != "ConfigMap" or res.api_version != "v1":
-            continue
-        key = (res.namespace or "default", res.name)
-        if key in seen:
-            raise error(f"ConfigMap {res.name!r} appears twice in namespace {key[0]!r} "
-                        f"(as {seen[key].ref} and {res.ref}); remove one", res.ref)
-        seen[key] = res
-        original = _original_name(res, config.algorithm)
-        if not _opted_in(res, original, config):
-            continue
-        if res.annotations.get(KUSTOMIZE_HASHES) == "enabled":
-            results.append(Result(f"left alone: kustomize adds its own hash suffix to this ConfigMap ({KUSTOMIZE_HASHES})",
-                                  "info", res.ref))
-            continue
-        data = _string_map(res, "data", binary=False)
-        binary = _string_map(res, "binaryData", binary=True)
-        new_name = f"{original}-{hashing.suffix(config.algorithm, data, binary)}"
-        if len(new_name) > MAX_NAME:
-            raise error(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
-                        "shorten the ConfigMap's name", res.ref, "metadata.name")
-        hashed.append(Hashed(res, original, new_name))
-    return hashed
+def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
+    out.configmaps.append(res)
+    original = _original_name(res)
+    if not _opted_in(res, original, config):
+        return
+    if res.annotations.get(KUSTOMIZE_HASHES) == "enabled":
+        out.results.append(Result("left alone: kustomize adds its own hash suffix to this ConfigMap "
+                                  f"({KUSTOMIZE_HASHES})", "info", res.ref))
+        return
+    doc = res.tree
+    for key in ("annotations", "labels"):
+        node = doc.get(res.metadata, key)
+        if node is not None and not doc.is_map(node) and not doc.is_null(node):
+            raise error(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
+    data = _string_map(res, "data", binary=False)
+    binary = _string_map(res, "binaryData", binary=True)
+    new_name = f"{original}-{hashing.suffix(config.algorithm, data, binary)}"
+    if len(new_name) > MAX_NAME:
+        raise error(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
+                    "shorten the ConfigMap's name", res.ref, "metadata.name")
+    out.hashed.append(Hashed(res, original, new_name))
 
+
+def scan(rl: ResourceList, config: Config, table: ReferenceTable) -> Scanned:
+    """Read every item once, keeping only what planning needs; each tree is dropped after."""
+    out = Scanned()
+    for index, source in enumerate(rl.sources):
+        res = read_resource(source, index)
+        out.resources.append(res)
+        if res.kind == "ConfigMap" and res.api_version == "v1":
+            _scan_configmap(res, config, out)
+        trie = table.trie_for(res.api_version, res.kind)
+        if trie:
+            doc = res.tree
+            refs = []
+            for node in find(doc, res.node, trie):
+                name = doc.string(node)
+                if name is not None:
+                    refs.append(Reference(node, name, doc.offset(node)))
+            if refs:
+                out.references[index] = refs
+        res.drop()
+    return out
+
+
+# --- pass 2: plan ---------------------------------------------------------------------------
 
 @dataclass
 class _Index:
@@ -133,7 +175,7 @@ class _Index:
 
     by_name: dict[str, list[Resource]]
     by_original: dict[str, list[Hashed]]
-    hashed_of: dict[int, Hashed]
+    hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
 
     def candidates(self, name: str, referrer: Resource) -> list[tuple[Resource, Hashed | None]]:
@@ -142,7 +184,7 @@ class _Index:
 
         exact = [r for r in self.by_name.get(name, ()) if ok(r)]
         if exact:
-            return [(r, self.hashed_of.get(id(r))) for r in exact]
+            return [(r, self.hashed_of.get(r.index)) for r in exact]
         family = [h for h in self.by_original.get(name, ()) if ok(h.res)]
         if not family:
             m = self.stale.match(name)
@@ -151,100 +193,120 @@ class _Index:
         return [(h.res, h) for h in family]
 
 
-def plan(rl: ResourceList, config: Config, table: ReferenceTable | None = None) -> Plan:
-    results: list[Result] = []
-    hashed = _plan_configmaps(rl.items, config, results)
-    if table is None:
-        table = ReferenceTable.of(builtin_specs() + tuple(config.field_specs))  # type: ignore[operator]
-    by_name: dict[str, list[Resource]] = {}
-    for res in rl.items:
-        if res.kind == "ConfigMap" and res.api_version == "v1":
-            by_name.setdefault(res.name, []).append(res)
-    by_original: dict[str, list[Hashed]] = {}
-    for h in hashed:
-        by_original.setdefault(h.original, []).append(h)
-    index = _Index(by_name, by_original, {id(h.res): h for h in hashed},
-                   re.compile(rf"^(.+)-{hashing.suffix_pattern(config.algorithm)}$"))
+def _check_duplicates(configmaps: list[Resource]) -> None:
+    seen: dict[tuple[str, str], Resource] = {}
+    for res in configmaps:
+        key = (res.namespace or "default", res.name)
+        if key in seen:
+            raise error(f"ConfigMap {res.name!r} appears twice in namespace {key[0]!r} "
+                        f"(items {seen[key].index} and {res.index}); remove one", res.ref)
+        seen[key] = res
 
-    doc = rl.doc
-    rewrites: list[Rewrite] = []
-    for res in rl.items:
-        trie = table.trie_for(res.api_version, res.kind)
-        if trie:
-            for found in find(doc, res.node, trie):
-                _plan_reference(res, found, index, rewrites, results)
-    for h in hashed:
-        rolls = ", ".join(str(r) for r in h.referrers)
+
+def _where(res: Resource, node: int) -> str:
+    """The field path of a node, for a message: the item is parsed again if its tree was dropped."""
+    return res.tree.path_of(node, res.node)
+
+
+def _optional(res: Resource, node: int) -> bool:
+    doc = res.tree
+    parent = doc.parent(node)
+    return parent is not None and doc.str(doc.get(parent, "optional")) == "true"
+
+
+def plan(scanned: Scanned, config: Config) -> Plan:
+    _check_duplicates(scanned.configmaps)
+    results = list(scanned.results)
+    by_name: dict[str, list[Resource]] = {}
+    for res in scanned.configmaps:
+        by_name.setdefault(res.name, []).append(res)
+    by_original: dict[str, list[Hashed]] = {}
+    for h in scanned.hashed:
+        by_original.setdefault(h.original, []).append(h)
+    hashed = {h.res.index: h for h in scanned.hashed}
+    index = _Index(by_name, by_original, hashed, re.compile(rf"^(.+)-{hashing.suffix_pattern(config.algorithm)}$"))
+
+    rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
+    for item, refs in scanned.references.items():
+        res = scanned.resources[item]
+        for ref in refs:
+            candidates = index.candidates(ref.name, res)
+            if not candidates:
+                optional = " (optional)" if _optional(res, ref.node) else ""
+                results.append(Result(f"references ConfigMap {ref.name}{optional}, which is not in the input; "
+                                      "left unchanged", "info", res.ref, _where(res, ref.node)))
+                continue
+            if len(candidates) > 1:
+                both = " and ".join(str(c.ref) for c, _ in candidates)
+                raise error(f"the reference to ConfigMap {ref.name!r} is ambiguous: it could mean {both}; "
+                            "give the ConfigMaps distinct names or namespaces", res.ref, _where(res, ref.node))
+            target = candidates[0][1]
+            if target is None:
+                continue
+            if ref.name != target.new_name:
+                rewrites.setdefault(item, []).append((ref, target))
+            if res.ref not in target.referrers:
+                target.referrers.append(res.ref)
+        res.drop()
+    for h in scanned.hashed:
+        renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
         if h.referrers:
+            rolls = ", ".join(str(r) for r in h.referrers)
             results.append(Result(f"ConfigMap {h.original} is now {h.new_name}; referenced by {rolls}",
-                                  "info", _renamed(h)))
+                                  "info", renamed))
         else:
             results.append(Result(f"ConfigMap {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",
-                                  "warning", _renamed(h)))
+                                  "warning", renamed))
     return Plan(hashed, rewrites, results)
 
 
-def _renamed(h: Hashed) -> ResourceRef:
-    return ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
+# --- pass 3: write --------------------------------------------------------------------------
+
+def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> None:
+    doc = res.tree
+    if res.name != h.new_name:
+        doc.set_str(doc.get(res.metadata, "name"), h.new_name)
+    doc.set(res.node, "immutable", "true", literal=True)
+    annotations = doc.ensure_map(res.metadata, "annotations")
+    doc.set(annotations, ORIGINAL_NAME, h.original)
+    existing = doc.str_map(annotations)
+    for key, wanted in retention.items():
+        doc.set(annotations, key, merge_annotation(key, existing.get(key), wanted))
+    labels = doc.ensure_map(res.metadata, "labels")
+    doc.set(labels, FAMILY, family_label(h.original))
 
 
-def _optional(res: Resource, found: Found) -> bool:
-    doc = res.doc
-    parent = doc.tree.parent(found.node)
-    return doc.str(doc.get(parent, "optional")) == "true" if parent is not None else False
-
-
-def _plan_reference(res: Resource, found: Found, index: _Index, rewrites: list[Rewrite],
-                    results: list[Result]) -> None:
-    doc = res.doc
-    if not doc.is_string(found.node):
-        return
-    name = doc.str(found.node) or ""
-    candidates = index.candidates(name, res)
-    if not candidates:
-        optional = " (optional)" if _optional(res, found) else ""
-        results.append(Result(f"references ConfigMap {name}{optional}, which is not in the input; left unchanged",
-                              "info", res.ref, found.path))
-        return
-    if len(candidates) > 1:
-        both = " and ".join(str(c.ref) for c, _ in candidates)
-        raise error(f"the reference to ConfigMap {name!r} is ambiguous: it could mean {both}; "
-                    "give the ConfigMaps distinct names or namespaces", res.ref, found.path)
-    target = candidates[0][1]
-    if target is None:
-        return
-    rewrites.append(Rewrite(found.node, target))
-    if res.ref not in target.referrers:
-        target.referrers.append(res.ref)
-
-
-def apply(rl: ResourceList, plan: Plan, config: Config) -> None:
-    doc = rl.doc
-    for rw in plan.rewrites:
-        if doc.str(rw.node) != rw.target.new_name:
-            doc.set_str(rw.node, rw.target.new_name)
+def write(scanned: Scanned, p: Plan, config: Config, indent: int) -> list[bytes]:
+    """Each item's output text, in order."""
     retention = retention_annotations(config.retention)
-    for h in plan.hashed:
-        res = h.res
-        name_node = doc.get(res.metadata, "name")
-        if res.name != h.new_name:
-            doc.set_str(name_node, h.new_name)
-        doc.set(res.node, "immutable", "true", literal=True)
-        annotations = doc.ensure_map(res.metadata, "annotations")
-        doc.set(annotations, ORIGINAL_NAME, h.original)
-        existing = doc.str_map(annotations)
-        for key, wanted in retention.items():
-            doc.set(annotations, key, merge_annotation(key, existing.get(key), wanted))
-        labels = doc.ensure_map(res.metadata, "labels")
-        doc.set(labels, FAMILY, family_label(h.original))
+    out = []
+    for res in scanned.resources:
+        h = p.hashed.get(res.index)
+        edits = p.rewrites.get(res.index, [])
+        text = None if h else splice(res.source, [(r.offset, r.name, t.new_name) for r, t in edits]) \
+            if edits else res.source
+        if text is None:
+            doc = res.tree
+            by_name: dict[str, list[int]] = {}
+            for ref, target in edits:
+                by_name.setdefault(target.new_name, []).append(ref.node)
+            for name, nodes in by_name.items():
+                doc.set_strs(nodes, name)
+            if h:
+                _rename_configmap(res, h, retention)
+            text = indent_item(bytes(doc.emit()), indent)
+            res.drop()
+        out.append(text)
+    return out
 
 
-def transform(rl: ResourceList, config: Config) -> list[Result]:
-    """Hash, rename and rewrite in place; returns the results. Raises before any edit on bad input."""
-    p = plan(rl, config)
-    apply(rl, p, config)
-    return p.results
+def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Result]]:
+    """The output items and the results. Raises FunctionError, before writing anything, on bad input."""
+    table = ReferenceTable.of(builtin_specs() + tuple(config.field_specs))  # type: ignore[operator]
+    scanned = scan(rl, config, table)
+    p = plan(scanned, config)
+    return write(scanned, p, config, rl.layout.indent), p.results
 
 
-__all__ = ["transform", "plan", "apply", "FunctionError"]
+__all__ = ["transform", "scan", "plan", "write"]

@@ -16,9 +16,12 @@ Nodes are plain ``int`` ids into the tree; everything else is a method of :class
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import ryml
@@ -32,7 +35,7 @@ next_sibling = _next_sibling = _c.Tree_next_sibling
 is_map = _is_map = _c.Tree_is_map
 is_seq = _is_seq = _c.Tree_is_seq
 _is_val_ref = _c.Tree_is_val_ref
-_has_val = _c.Tree_has_val
+has_val = _has_val = _c.Tree_has_val
 _val = _c.Tree_val
 _has_val_tag = _c.Tree_has_val_tag
 _is_val_quoted = _c.Tree_is_val_quoted
@@ -76,6 +79,57 @@ def plain_safe(text: str) -> bool:
             and not _TIMESTAMP.match(text))
 
 
+class _PyBuffer(ctypes.Structure):
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
+                ("format", ctypes.c_char_p), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+_release_buffer = ctypes.pythonapi.PyBuffer_Release
+_release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
+
+
+def buffer_address(obj: object) -> int:
+    """The address of a buffer's first byte: rapidyaml's read-only views point into our input."""
+    view = _PyBuffer()
+    _get_buffer(obj, ctypes.byref(view), 0)
+    try:
+        return view.buf or 0
+    finally:
+        _release_buffer(ctypes.byref(view))
+
+
+# What may stand before and after a plain scalar's text, so that it is the whole scalar.
+_PLAIN_BEFORE = frozenset(b" -:[{,")
+_PLAIN_AFTER = frozenset(b" \n,]}#")
+
+
+def splice(source: bytes, edits: list[tuple[int | None, str, str]]) -> bytes | None:
+    """``source`` with each scalar ``old`` at ``offset`` replaced by ``new``, or None when a
+    scalar's text there is not plainly ``old`` (escaped, folded, an alias: re-emit instead)."""
+    out, pos = [], 0
+    for offset, old, new in sorted(edits, key=lambda e: e[0] or -1):
+        if offset is None or offset <= pos and pos:
+            return None
+        old_b = old.encode()
+        end = offset + len(old_b)
+        if offset < 1 or source[offset:end] != old_b:
+            return None
+        before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
+        if before in b"'\"":
+            if after != before or before in old_b or 0x5C in old_b:  # 0x5C: backslash
+                return None
+        elif before not in _PLAIN_BEFORE or after not in _PLAIN_AFTER:
+            return None
+        out += [source[pos:offset], new.encode()]
+        pos = end
+    out.append(source[pos:])
+    return b"".join(out)
+
+
 class YamlError(ValueError):
     """Input that is not YAML rapidyaml can read; ``line`` is 1-based, 0 when unknown."""
 
@@ -85,25 +139,44 @@ class YamlError(ValueError):
         self.col = col
 
 
-def _quiet_parse(data: bytes) -> ryml.Tree:
-    """Parse, keeping rapidyaml's own stderr chatter out of ours (it prints before raising)."""
-    read_end, write_end = os.pipe()
-    saved = os.dup(2)
-    os.dup2(write_end, 2)
+def _parse(data: bytes | bytearray) -> ryml.Tree:
+    """Parse into a tree sized up front.
+
+    A ``bytearray`` is parsed in place: the tree borrows it (no second copy of the input) and
+    rewrites escaped scalars inside it. ``bytes`` are copied into the tree. rapidyaml prints
+    its own message on stderr before raising; the CLI runs inside :func:`quiet_stderr`.
+    """
+    tree = ryml.Tree()
+    # Reserve the node count up front, with room for what krmfn adds (metadata and results,
+    # estimated from how often ConfigMaps are named): any later growth copies the whole array.
+    lines, named = data.count(b"\n"), data.count(b"ConfigMap")
+    tree.reserve(int(lines * 1.3) + 24 * named + 64)
     try:
-        return ryml.parse_in_arena(data)
+        if isinstance(data, bytearray):
+            return ryml.parse_in_place(data, tree)
+        return ryml.parse_in_arena(data, tree)
     except ryml.ExceptionParse as exc:
         loc = exc.errdata_parse.ymlloc
         raise YamlError(f"not valid YAML: {exc.msg} at line {loc.line}, column {loc.col}",
                         loc.line, loc.col) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:
         raise YamlError(f"not valid YAML: {exc.msg}") from None
+
+
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Keep rapidyaml's own error printing (C++, on file descriptor 2) out of our stderr."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # a full pipe drops chatter instead of blocking
+    saved = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(write_end, 2)
+    try:
+        yield
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(write_end)
-        while os.read(read_end, 65536):
-            pass
         os.close(read_end)
 
 
@@ -140,6 +213,9 @@ class Doc:
     """One parsed YAML stream and the edits made to it."""
 
     tree: ryml.Tree
+    # The buffer a bytearray input was parsed in place from (the tree points into it), and its address.
+    source: bytes | bytearray | None = field(default=None, repr=False)
+    _base: int | None = field(default=None, repr=False)
     _anchors: dict[str, int] | None = field(default=None, repr=False)
     # Scalars re-rendered by _protect_escapes: node id -> the text they really hold.
     _verbatim: dict[int, str] = field(default_factory=dict, repr=False)
@@ -148,19 +224,25 @@ class Doc:
     may_alias: bool = True
 
     @classmethod
-    def parse(cls, data: bytes) -> Doc:
-        tree = _quiet_parse(data)
-        doc = cls(tree, may_alias=any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
-                                          for m in _ANCHOR.finditer(data)))
-        if _RISKY_ESCAPE.search(data):
+    def parse(cls, data: bytes | bytearray) -> Doc:
+        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _quiet_parse)."""
+        risky = bool(_RISKY_ESCAPE.search(data))
+        may_alias = any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-" for m in _ANCHOR.finditer(data))
+        tree = _parse(data)
+        in_place = isinstance(data, bytearray)
+        doc = cls(tree, data if in_place else None, buffer_address(data) if in_place else None,
+                  may_alias=may_alias)
+        if risky:
             doc._protect_escapes()
         return doc
 
-    def emit(self, node: int | None = None) -> str:
-        root = self.tree.root_id() if node is None else node
-        if self.tree.size() == 0 or self.tree.type(root) == ryml.NOTYPE:
-            return ""
-        return ryml.emit_yaml(self.tree, root)
+    def emit(self) -> bytes | memoryview:
+        """The whole stream as YAML, emitted into one buffer (no intermediate str)."""
+        t = self.tree
+        if t.size() == 0 or t.type(t.root_id()) == ryml.NOTYPE:
+            return b""
+        buf = bytearray(ryml.compute_yaml_length(t))
+        return ryml.emit_yaml_in_place(t, buf)
 
     # --- navigation -------------------------------------------------------------------
 
@@ -217,6 +299,31 @@ class Doc:
 
     def is_seq(self, node: int) -> bool:
         return _is_seq(self.tree, node)
+
+    def offset(self, node: int) -> int | None:
+        """Where a scalar's text starts in the bytearray this tree was parsed in place from.
+
+        The text there is the scalar as written only when parsing left it alone (a plain or
+        quoted one-liner without escapes); :func:`splice` checks that before using it.
+        """
+        t = self.tree
+        if self._base is None or not _has_val(t, node):
+            return None
+        return buffer_address(_val(t, node)) - self._base
+
+    def path_of(self, node: int, top: int) -> str:
+        """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
+        t = self.tree
+        steps = []
+        while node != top and node != NONE:
+            parent = t.parent(node)
+            if _is_seq(t, parent):
+                steps.append(f"[{t.child_pos(parent, node)}]")
+            else:
+                key = self.key(node)
+                steps.append(f"[{key}]" if "." in key or "/" in key else f".{key}")
+            node = parent
+        return "".join(reversed(steps)).lstrip(".")
 
     def parent(self, node: int) -> int | None:
         p = self.tree.parent(node)
@@ -278,20 +385,28 @@ class Doc:
             return self._verbatim_keys[node]
         return _text(self.tree.key(node))
 
-    def is_string(self, node: int) -> bool:
-        """Whether every YAML 1.1 and 1.2 reader takes this scalar for a string."""
+    def string(self, node: int) -> str | None:
+        """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
         t = self.tree
         if self.may_alias:
             node = self.resolve(node)
         if not _has_val(t, node):
-            return False
+            return None
         if _has_val_tag(t, node):
-            return _text(t.val_tag(node)) in ("!!str", "tag:yaml.org,2002:str", "<tag:yaml.org,2002:str>")
-        if _is_val_quoted(t, node) or node in self._verbatim:
-            return True
+            tag = _text(t.val_tag(node))
+            return self.str(node) if tag in ("!!str", "tag:yaml.org,2002:str", "<tag:yaml.org,2002:str>") else None
+        if _is_val_quoted(t, node):
+            return _text(_val(t, node))
+        if self._verbatim and node in self._verbatim:
+            return self._verbatim[node]
         if _val_is_null(t, node):
-            return False
-        return not _NON_STRING_PLAIN.match(_text(_val(t, node)))
+            return None
+        text = _text(_val(t, node))
+        return None if _NON_STRING_PLAIN.match(text) else text
+
+    def is_string(self, node: int) -> bool:
+        """Whether every YAML 1.1 and 1.2 reader takes this scalar for a string."""
+        return self.string(node) is not None
 
     def str_map(self, node: int) -> dict[str, str]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
@@ -308,23 +423,37 @@ class Doc:
 
     def set_str(self, node: int, value: str, quote: bool = False) -> None:
         """Replace a scalar's text, keeping a plain or quoted style (blocks become plain)."""
+        self.set_strs([node], value, quote)
+
+    def set_strs(self, nodes: list[int], value: str, quote: bool = False) -> None:
+        """:meth:`set_str` for many nodes: the text is checked and copied into the tree once."""
         t = self.tree
-        if self.may_alias and _is_val_ref(t, node):
-            t.rem_val_ref(node)
-        was_quoted = _is_val_quoted(t, node)
-        if self._verbatim and self._verbatim.pop(node, None) is not None:
-            was_quoted = True
         if _MUST_ESCAPE.search(value):
-            _set_val(t, node, _to_arena(t, _dquote(value).encode()), 0)
-            _set_val_style(t, node, _VAL_PLAIN)
-            self._verbatim[node] = value
+            for node in nodes:
+                self._verbatim.pop(node, None)
+                if _is_val_ref(t, node):
+                    t.rem_val_ref(node)
+                _set_val(t, node, _to_arena(t, _dquote(value).encode()), 0)
+                _set_val_style(t, node, _VAL_PLAIN)
+                self._verbatim[node] = value
             return
-        was_squo = was_quoted and _is_val_squo(t, node)
-        _set_val(t, node, _to_arena(t, value.encode()), 0)
-        if not (quote or was_quoted or not plain_safe(value)):
-            _set_val_style(t, node, _VAL_PLAIN)
-        else:
-            _set_val_style(t, node, _VAL_SQUO if was_squo else _VAL_DQUO)
+        encoded = value.encode()
+        safe = not quote and plain_safe(value)
+        # One copy shared by every node. The view stays valid while nothing else is added to
+        # the arena (an addition may move it; rapidyaml then moves the nodes' pointers, not ours).
+        arena = _to_arena(t, encoded)
+        for node in nodes:
+            was_quoted = _is_val_quoted(t, node)
+            if self._verbatim and self._verbatim.pop(node, None) is not None:
+                was_quoted = True
+            if self.may_alias and _is_val_ref(t, node):
+                t.rem_val_ref(node)
+            was_squo = was_quoted and _is_val_squo(t, node)
+            _set_val(t, node, arena, 0)
+            if safe and not was_quoted:
+                _set_val_style(t, node, _VAL_PLAIN)
+            else:
+                _set_val_style(t, node, _VAL_SQUO if was_squo else _VAL_DQUO)
 
     def set(self, node: int, key: str, value: str, quote: bool = False, literal: bool = False) -> int:
         """Set ``key`` in map ``node`` to a string, adding the key at the end when absent.
@@ -369,6 +498,16 @@ class Doc:
         child = t.append_child(seq)
         t.to_map(child)
         return child
+
+    def block_style(self, node: int) -> None:
+        """Emit this map or list in block style (flow style input is normalised)."""
+        self.tree.set_container_style(node, ryml.BLOCK)
+
+    def reserve(self, extra_nodes: int) -> None:
+        """Make room for nodes about to be added: growth by doubling would cost twice the memory."""
+        t = self.tree
+        if t.size() + extra_nodes > t.capacity():
+            t.reserve(t.size() + extra_nodes)
 
     def remove(self, node: int) -> None:
         self.tree.remove(node)

@@ -23,7 +23,7 @@ def run(text: str) -> Outcome:
 
 
 def load(outcome: Outcome) -> dict:
-    return yaml.safe_load(outcome.stdout)
+    return yaml.safe_load(outcome.text)
 
 
 def items_by_name(outcome: Outcome) -> dict[str, dict]:

@@ -1,0 +1,133 @@
+"""Split a block-style ResourceList into its envelope and one text chunk per item.
+
+Why: an item that krmfn does not change goes out byte for byte as it came in (comments and
+all); each item is parsed alone and its tree dropped once read, so memory follows the largest
+item rather than the whole list; and a changed name is spliced into the item's own text.
+
+Every orchestrator writes ResourceLists in block style (``items:`` then ``- `` entries). The
+splitter is strict: on anything it is not sure of (flow style, tabs, CRLF, a BOM, directives,
+quoted top-level keys, a line that breaks the items' indentation) it returns None, and the
+caller re-emits the whole document in block style with rapidyaml first.
+
+Only "shallow" lines are looked at (column 0, and up to the items' column inside ``items``),
+found by regular expressions, so a 7 MB list costs a few milliseconds here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A line at column 0 (after a newline: much faster to search for than a multi-line "^").
+_COL0 = re.compile(rb"\n([^ \n][^\n]*)")
+_TOP_KEY = re.compile(rb"([A-Za-z_][A-Za-z0-9_.-]*)[ ]*:(?:[ ]+([^#]*?))?[ ]*(?:#.*)?")
+_FIRST_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One top-level key of the envelope and its text (key line included)."""
+
+    key: str
+    text: bytes
+
+
+@dataclass(frozen=True)
+class Split:
+    prefix: bytes  # blank lines and comments before the first key
+    blocks: list[Block]  # in order; the items block holds only its key line
+    items: list[bytes]  # each item's text, with its "- " and original indentation
+    indent: int  # the column of the items' "- "
+
+    def envelope(self) -> bytes:
+        """The envelope without items or results, for reading kind, apiVersion, functionConfig."""
+        return b"".join(_ended(b.text) for b in self.blocks if b.key not in ("items", "results"))
+
+
+def _ended(text: bytes) -> bytes:
+    return text if not text or text.endswith(b"\n") else text + b"\n"
+
+
+def split(data: bytes) -> Split | None:
+    """The parts of a block-style ResourceList, or None where a plain split could be wrong."""
+    if b"\r" in data or b"\t" in data or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    # Top-level lines: keys start blocks; comments stay with what precedes them.
+    starts: list[tuple[int, str]] = []
+    items_block = -1
+    for m in _COL0.finditer(b"\n" + data):
+        line = m.group(1)
+        if line.startswith(b"#"):
+            continue
+        if line.startswith(b"- ") or line == b"-":
+            if items_block < 0 or items_block != len(starts) - 1:
+                return None
+            continue
+        key = _TOP_KEY.fullmatch(line)
+        if not key:
+            return None  # ---, ..., %YAML, flow or quoted keys: let rapidyaml normalise it
+        name = key.group(1).decode()
+        if any(k == name for _, k in starts):
+            return None
+        inline = (key.group(2) or b"").strip()
+        if name == "items":
+            if inline and inline != b"[]":
+                return None
+            items_block = len(starts) if not inline else -1
+        starts.append((m.start(), name))  # m.start() is the newline before, in data's offsets
+    if not starts:
+        return None
+    bounds = [s for s, _ in starts] + [len(data)]
+    blocks = [Block(k, data[bounds[i]:bounds[i + 1]]) for i, (_, k) in enumerate(starts)]
+    if items_block < 0:
+        return Split(data[:bounds[0]], blocks, [], 0)
+    block = blocks[items_block]
+    head_end = block.text.find(b"\n") + 1 or len(block.text)
+    body = block.text[head_end:]
+    first = _FIRST_ITEM_LINE.search(body)
+    if first is None:
+        items: list[bytes] = []
+        indent = 0
+    else:
+        indent = len(first.group(1))
+        if body[first.start(2):first.start(2) + 2] not in (b"- ", b"-\n"):
+            return None
+        # Lines at or above the items' column: each must open an item.
+        shallow = re.compile(rb"\n( {0,%d})(?=[^ \n#])" % indent)
+        cuts = []
+        for m in shallow.finditer(b"\n" + body):
+            if len(m.group(1)) != indent or body[m.end() - 1:m.end() + 1] != b"- ":
+                return None
+            cuts.append(m.start())
+        # Text before the first item (blank lines, comments) stays with the key line.
+        first_cut = cuts[0]
+        head_end += first_cut
+        body = body[first_cut:]
+        cuts = [c - first_cut for c in cuts]
+        items = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
+    blocks[items_block] = Block("items", block.text[:head_end])
+    return Split(data[:bounds[0]], blocks, items, indent)
+
+
+def indent_item(text: bytes, indent: int) -> bytes:
+    """rapidyaml emits an item at column 0; move it to the list's column (blank lines stay empty)."""
+    if indent == 0:
+        return text
+    pad = b" " * indent
+    return b"".join(pad + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def assemble(split: Split, items: list[bytes], results: bytes) -> list[bytes]:
+    """The output's pieces: the envelope as read (old results dropped), new items, new results."""
+    pieces = [split.prefix]
+    for block in split.blocks:
+        if block.key == "results":
+            continue
+        pieces.append(_ended(block.text) if block.key == "items" and items else block.text)
+        if block.key == "items":
+            pieces.extend(items)
+    if results:
+        if pieces and pieces[-1] and not pieces[-1].endswith(b"\n"):
+            pieces.append(b"\n")
+        pieces.append(results)
+    return pieces

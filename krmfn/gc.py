@@ -1,0 +1,365 @@
+"""Plan a garbage collection of krmfn's ConfigMaps: keep what a rollback still needs.
+
+Pure: parsed live state (plain dicts, as ``json.loads`` gives them) and a ``now`` in, one
+verdict row per krmfn-managed ConfigMap out. No I/O here, so every rule is testable with a
+fixed clock; :mod:`krmfn.gc_cli` reads the cluster and deletes.
+
+A ConfigMap is kept when any of these holds, and deleted otherwise:
+
+- something names it through the reference table (Pods, every ReplicaSet including those
+  scaled to zero that ``revisionHistoryLimit`` keeps for ``rollout undo``, Jobs, CronJobs,
+  any referrer kind the table knows) or through a ControllerRevision (a StatefulSet's or
+  DaemonSet's past pod templates);
+- it is among the newest ``keep`` of its family, by creationTimestamp;
+- it is younger than ``min_age`` (a render just applied, its workload not yet rolled).
+
+Only ConfigMaps with the ``krmfn.dev/family`` label are ever considered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from .references import FieldSpec, ReferenceTable, builtin_specs, pod_spec_paths, split_path
+from .retention import FAMILY
+
+# Where gc finds pod specs beyond the rewrite's table: (group, kind, path to the pod spec).
+# A ControllerRevision stores a past pod template as a patch under ``data``.
+GC_POD_SPEC_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("apps", "ControllerRevision", "data/spec/template/spec"),
+)
+
+KEEP = "keep"
+DELETE = "delete"
+
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
+_UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+class LiveStateError(ValueError):
+    """Input gc cannot plan from; the message is one sentence for stderr."""
+
+
+@dataclass(frozen=True)
+class Options:
+    keep: int = 5
+    min_age: timedelta = timedelta(hours=1)
+    namespace: str | None = None  # only ConfigMaps in this namespace (for a file read with -f)
+
+
+@dataclass(frozen=True)
+class Referrer:
+    kind: str
+    namespace: str
+    name: str
+    note: str = ""  # why this referrer matters: "scaled to 0, of Deployment api"
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {where}{self.name}" + (f" ({self.note})" if self.note else "")
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One managed ConfigMap and what gc does with it."""
+
+    namespace: str
+    family: str
+    name: str
+    uid: str
+    resource_version: str
+    created: datetime
+    age: timedelta
+    verdict: str
+    reasons: tuple[str, ...]
+    referrers: tuple[Referrer, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons)
+
+    def to_json(self) -> dict[str, object]:
+        return {"namespace": self.namespace, "family": self.family, "name": self.name, "uid": self.uid,
+                "resourceVersion": self.resource_version,
+                "creationTimestamp": self.created.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "ageSeconds": int(self.age.total_seconds()), "age": format_duration(self.age),
+                "verdict": self.verdict, "reason": self.reason,
+                "referrers": [r.to_json() for r in self.referrers]}
+
+
+@dataclass
+class Plan:
+    rows: list[Row]
+    ignored: int = 0  # ConfigMaps without the family label: never touched
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def deletions(self) -> list[Row]:
+        return [r for r in self.rows if r.verdict == DELETE]
+
+
+def gc_table(extra: Sequence[FieldSpec] = ()) -> ReferenceTable:
+    """The rewrite's reference table, plus ControllerRevisions and any user field specs."""
+    own = tuple(FieldSpec(kind, split_path(p), group)
+                for group, kind, prefix in GC_POD_SPEC_KINDS for p in pod_spec_paths(prefix))
+    return ReferenceTable.of(builtin_specs() + own + tuple(extra))
+
+
+def referrer_resources(table: ReferenceTable) -> list[str]:
+    """``kubectl get`` resource arguments for every referrer kind: ``kind[.version][.group]``.
+
+    The lower-case singular kind is what kubectl resolves through discovery for built-in and
+    custom resources alike; a spec without a group (``None``: any group) leaves it to kubectl.
+    """
+    out: dict[str, None] = {}
+    for kind, specs in table.by_kind.items():
+        for spec in specs:
+            arg = kind.lower()
+            if spec.group:
+                arg += f".{spec.version}.{spec.group}" if spec.version else f".{spec.group}"
+            out[arg] = None
+    return list(out)
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
+    """The items of a ``kubectl get -o json|yaml`` List; JSON when it starts with ``{``."""
+    text = data.decode("utf-8-sig", errors="replace")
+    if text.lstrip().startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise LiveStateError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    else:
+        obj = _yaml_data(data, source)
+    if not isinstance(obj, dict) or not str(obj.get("kind", "")).endswith("List"):
+        what = f"kind {obj.get('kind')!r}" if isinstance(obj, dict) else type(obj).__name__
+        raise LiveStateError(f"{source} is {what}, not a List; make it with "
+                             "`kubectl get configmaps,pods,replicasets,... -o json`.")
+    items = obj.get("items") or []
+    if not isinstance(items, list):
+        raise LiveStateError(f"{source} has items that are not a list.")
+    # A raw API list (``ConfigMapList``) leaves kind off its items; kubectl's ``List`` does not.
+    item_kind = obj["kind"][:-4]
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("metadata"), dict):
+            raise LiveStateError(f"item {i} of {source} is not an object with metadata.")
+        if "kind" not in item:
+            if not item_kind:
+                raise LiveStateError(f"item {i} of {source} has no kind.")
+            item["kind"] = item_kind
+            item.setdefault("apiVersion", obj.get("apiVersion", ""))
+    return items
+
+
+def _yaml_data(data: bytes, source: str) -> object:
+    from .config import to_data  # YAML is the rare, offline case: import its machinery lazily
+    from .yamldoc import Doc, YamlError
+
+    try:
+        doc = Doc.parse(data)
+    except YamlError as exc:
+        raise LiveStateError(f"{source} is neither JSON nor readable YAML ({exc}).") from None
+    docs = doc.documents()
+    if len(docs) != 1:
+        raise LiveStateError(f"{source} holds {len(docs)} YAML documents, not one List.")
+    return to_data(doc, docs[0])
+
+
+def parse_time(value: object, what: str) -> datetime:
+    """An RFC 3339 time as Kubernetes writes it; PyYAML may already have made it a datetime."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, str) and _RFC3339.match(value):
+        try:
+            return datetime.fromisoformat(value.replace("z", "Z"))
+        except ValueError:
+            pass
+    raise LiveStateError(f"{what} has creationTimestamp {value!r}, which is not an RFC 3339 time "
+                         "such as 2024-05-01T12:00:00Z.")
+
+
+def parse_duration(text: str) -> timedelta:
+    """``1h``, ``30m``, ``1h30m``, ``2d``, ``90s``, ``0``: Go's duration syntax, plus days."""
+    text = text.strip()
+    if text == "0":
+        return timedelta(0)
+    parts = _DURATION_PART.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ValueError(f"{text!r} is not a duration such as 1h, 30m, 1h30m, 2d or 0")
+    return timedelta(seconds=sum(float(n) * _UNIT_SECONDS[u] for n, u in parts))
+
+
+def format_duration(delta: timedelta) -> str:
+    """The two largest units, as kubectl prints ages: ``3d4h``, ``2h5m``, ``45m``, ``30s``."""
+    seconds = max(0, int(delta.total_seconds()))
+    units = [(u, int(s)) for u, s in _UNIT_SECONDS.items() if s >= 1]
+    parts = []
+    for unit, size in units:
+        if seconds >= size or (unit == "s" and not parts):
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return "".join(parts[:2])
+
+
+# --- planning ---------------------------------------------------------------------------
+
+Trie = dict  # key -> sub-trie; the key None marks where a ConfigMap name sits
+
+
+def _trie(specs: list[FieldSpec]) -> Trie:
+    root: Trie = {}
+    for spec in specs:
+        node = root
+        for key in spec.path:
+            node = node.setdefault(key, {})
+        node[None] = None
+    return root
+
+
+def _names(node: object, trie: Trie, out: list[str]) -> None:
+    """Every string the trie leads to below ``node``; lists are traversed implicitly."""
+    if isinstance(node, list):
+        for child in node:
+            _names(child, trie, out)
+    elif isinstance(node, dict):
+        for key, sub in trie.items():
+            if key is not None and key in node:
+                _names(node[key], sub, out)
+    elif isinstance(node, str) and None in trie and node:
+        out.append(node)
+
+
+def _note(obj: dict) -> str:
+    """What makes this referrer worth keeping a ConfigMap for, in a few words."""
+    parts = []
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and str(spec.get("replicas", "")) == "0":
+        parts.append("scaled to 0")
+    if "revision" in obj:  # a ControllerRevision
+        parts.append(f"revision {obj['revision']}")
+    owners = obj["metadata"].get("ownerReferences") or []
+    owner = next((o for o in owners if isinstance(o, dict) and o.get("controller")), None)
+    if owner:
+        parts.append(f"of {owner.get('kind')} {owner.get('name')}")
+    return ", ".join(parts)
+
+
+@dataclass
+class _References:
+    """Who names which ConfigMap: by (namespace, name), and by name for cluster-scoped referrers."""
+
+    by_key: dict[tuple[str, str], list[Referrer]] = field(default_factory=dict)
+    any_namespace: dict[str, list[Referrer]] = field(default_factory=dict)
+
+    def of(self, namespace: str, name: str) -> list[Referrer]:
+        return self.by_key.get((namespace, name), []) + self.any_namespace.get(name, [])
+
+
+def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
+    refs = _References()
+    tries: dict[tuple[str, str], Trie] = {}
+    for obj in objects:
+        api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+        key = (api_version, kind)
+        trie = tries.get(key)
+        if trie is None:
+            trie = tries[key] = _trie(table.specs_for(api_version, kind))
+        if not trie:
+            continue
+        names: list[str] = []
+        _names(obj, trie, names)
+        if not names:
+            continue
+        meta = obj["metadata"]
+        namespace = meta.get("namespace") or ""
+        referrer = Referrer(kind, namespace, str(meta.get("name", "")), _note(obj))
+        for name in dict.fromkeys(names):
+            if namespace:
+                refs.by_key.setdefault((namespace, name), []).append(referrer)
+            else:  # cluster-scoped: it may name a ConfigMap in any namespace; keep them all
+                refs.any_namespace.setdefault(name, []).append(referrer)
+    return refs
+
+
+@dataclass(frozen=True)
+class _Managed:
+    namespace: str
+    family: str
+    name: str
+    uid: str
+    resource_version: str
+    created: datetime
+
+
+def _managed(obj: dict) -> _Managed:
+    meta = obj["metadata"]
+    namespace = meta.get("namespace") or "default"
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise LiveStateError(f"a ConfigMap in namespace {namespace} has no name.")
+    created = parse_time(meta.get("creationTimestamp"), f"ConfigMap {namespace}/{name}")
+    return _Managed(namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
+                    str(meta.get("resourceVersion") or ""), created)
+
+
+def _is_managed(obj: dict) -> bool | None:
+    """True for a krmfn ConfigMap, False for another ConfigMap, None for anything else."""
+    if obj.get("kind") != "ConfigMap" or obj.get("apiVersion") != "v1":
+        return None
+    labels = obj["metadata"].get("labels")
+    return isinstance(labels, dict) and isinstance(labels.get(FAMILY), str)
+
+
+def plan(objects: Sequence[dict], now: datetime, options: Options, table: ReferenceTable) -> Plan:
+    """One row per managed ConfigMap, sorted by namespace, family, newest first."""
+    refs = _references(objects, table)
+    families: dict[tuple[str, str], list[_Managed]] = {}
+    ignored = 0
+    for obj in objects:
+        managed = _is_managed(obj)
+        if managed is None:
+            continue
+        if not managed:
+            ignored += 1
+            continue
+        cm = _managed(obj)
+        if options.namespace and cm.namespace != options.namespace:
+            continue
+        families.setdefault((cm.namespace, cm.family), []).append(cm)
+    rows: list[Row] = []
+    for key in sorted(families):
+        members = sorted(families[key], key=lambda c: (-c.created.timestamp(), c.name))
+        for rank, cm in enumerate(members, 1):
+            rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.name), now, options))
+    return Plan(rows, ignored)
+
+
+def _verdict(cm: _Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,
+             options: Options) -> Row:
+    age = now - cm.created
+    referrers = sorted(set(referrers), key=lambda r: (r.kind, r.namespace, r.name))
+    reasons = []
+    if referrers:
+        more = f" and {len(referrers) - 1} more" if len(referrers) > 1 else ""
+        reasons.append(f"used by {referrers[0]}{more}")
+    if rank <= options.keep:
+        reasons.append(f"among the newest {options.keep} (#{rank} of {size})")
+    if age < options.min_age:
+        reasons.append(f"younger than --min-age {format_duration(options.min_age)}")
+    verdict = KEEP if reasons else DELETE
+    if not reasons:
+        reasons.append(f"unused, older than {format_duration(options.min_age)}, "
+                       f"not among the newest {options.keep} (#{rank} of {size})")
+    return Row(cm.namespace, cm.family, cm.name, cm.uid, cm.resource_version, cm.created, age, verdict,
+               tuple(reasons), tuple(referrers))
