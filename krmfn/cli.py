@@ -17,13 +17,17 @@ from .yamldoc import YamlError, quiet_stderr
 class Outcome:
     """What a run prints and returns: the shell only writes these out."""
 
-    stdout: list[bytes]
+    pieces: list[bytes]  # written one after the other: no second copy of a large output
     results: list[Result]
     exit_code: int
 
     @property
+    def stdout(self) -> bytes:
+        return b"".join(self.pieces)
+
+    @property
     def text(self) -> str:
-        return b"".join(self.stdout).decode()
+        return self.stdout.decode()
 
 
 def run_resource_list(data: bytes) -> Outcome:
@@ -79,6 +83,6 @@ def main(argv: list[str] | None = None) -> int:
     for r in outcome.results:
         if r.severity == "error":
             sys.stderr.write(f"krmfn: {r}\n")
-    sys.stdout.buffer.writelines(outcome.stdout)
+    sys.stdout.buffer.writelines(outcome.pieces)
     sys.stdout.flush()
     return outcome.exit_code
