@@ -41,22 +41,24 @@ tarball=$CACHE/rootfs-$SUITE-$arch-$key.tar
 # The host's own Debian mirror for $SUITE, read from its apt sources
 # (deb822 *.sources first, then one-line sources.list); empty = debootstrap's default.
 host_mirror() {
-    local f
+    local f uri
     for f in /etc/apt/sources.list.d/*.sources; do
         [ -r "$f" ] || continue
-        awk -v suite="$SUITE" '
+        uri=$(awk -v suite="$SUITE" '
             function flush() { if (deb && uris != "" && (" " suites " ") ~ (" " suite " ")) { split(uris, u, " "); print u[1]; found = 1; exit } }
             /^[ \t]*$/ { flush(); deb = 0; uris = ""; suites = ""; next }
             tolower($1) == "types:"  { deb = ($0 ~ /[ \t]deb([ \t]|$)/) }
             tolower($1) == "uris:"   { $1 = ""; uris = $0 }
             tolower($1) == "suites:" { $1 = ""; suites = $0 }
-            END { if (!found) flush() }' "$f"
+            END { if (!found) flush() }' "$f")
+        [ -z "$uri" ] || { echo "$uri"; return; }
     done
     for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
         [ -r "$f" ] || continue
-        awk -v suite="$SUITE" '
+        uri=$(awk -v suite="$SUITE" '
             $1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-                          if ($(i + 1) == suite) { print $i; exit } }' "$f"
+                          if ($(i + 1) == suite) { print $i; exit } }' "$f")
+        [ -z "$uri" ] || { echo "$uri"; return; }
     done
 }
 
@@ -64,7 +66,7 @@ if [ -n "${KRMFN_REBUILD:-}" ] || [ ! -s "$tarball" ]; then
     [ "$(id -u)" = 0 ] || die "debootstrap needs root"
     command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] ||
         die "debootstrap not found; run .ci/docker-up.sh first (it installs it)"
-    mirror=${KRMFN_DEBIAN_MIRROR:-$(host_mirror | head -n 1)}
+    mirror=${KRMFN_DEBIAN_MIRROR:-$(host_mirror)}
     mkdir -p "$CACHE"
     work=$(mktemp -d /var/tmp/krmfn-rootfs.XXXXXX)
     cleanup() {

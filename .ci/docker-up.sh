@@ -66,10 +66,22 @@ fi
 DOCKERD=$(command -v dockerd 2>/dev/null || echo /usr/sbin/dockerd)
 [ -x "$DOCKERD" ] || die "dockerd not found (is docker.io installed?)"
 
-if [ -S "$SOCK" ] && pid=$(cat /var/run/docker.pid 2>/dev/null) && kill -0 "$pid" 2>/dev/null; then
+# A process that exists and is not a zombie (a killed daemon can linger as one).
+running() { [ -n "$1" ] && [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat")" != Z ]; }
+pid=$(cat /var/run/docker.pid 2>/dev/null || true)
+if running "$pid" && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then
     : # a daemon is starting up (or hung): wait for it below rather than start a second one
 else
+    # Pid files of a daemon that was killed (still a zombie until init reaps it)
+    # make dockerd refuse to start, or wait on a containerd that is gone.
+    for f in /var/run/docker.pid:dockerd "$EXEC_ROOT/containerd/containerd.pid:containerd"; do
+        p=$(cat "${f%:*}" 2>/dev/null || true)
+        if [ -n "$p" ] && ! { running "$p" && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "${f##*:}" ]; }; then
+            rm -f "${f%:*}"
+        fi
+    done
     mkdir -p "$DATA_ROOT" "$EXEC_ROOT" "$(dirname "$LOG")"
+    printf '\n== docker-up: starting dockerd at %s\n' "$(date -u +%FT%TZ)" >>"$LOG"
     # shellcheck disable=SC2086  # KRMFN_DOCKERD_ARGS is meant to be word-split
     setsid "$DOCKERD" \
         --data-root "$DATA_ROOT" \
@@ -77,19 +89,23 @@ else
         --host "unix://$SOCK" \
         --pidfile /var/run/docker.pid \
         --bridge none --iptables=false --ip-forward=false --ip-masq=false \
+        --log-level warn \
         ${KRMFN_DOCKERD_ARGS:-} \
         >>"$LOG" 2>&1 </dev/null &
     pid=$!
 fi
 
+# What this daemon wrote: the log since the last start marker.
+show_log() { awk '/^== docker-up: starting dockerd/ { n = 0; delete l } { l[++n] = $0 } END { s = n > 30 ? n - 29 : 1; for (i = s; i <= n; i++) print l[i] }' "$LOG" >&2 || true; }
+
 deadline=$((SECONDS + TIMEOUT))
 until answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-        tail -n 30 "$LOG" >&2 || true
+    if ! running "$pid"; then
+        show_log
         die "dockerd (pid $pid) exited before answering; log above, full log: $LOG"
     fi
     if [ "$SECONDS" -ge "$deadline" ]; then
-        tail -n 30 "$LOG" >&2 || true
+        show_log
         die "dockerd (pid $pid) did not answer on $SOCK within ${TIMEOUT}s; log above, full log: $LOG"
     fi
     sleep 0.5
