@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from . import chunks
 from .chunks import Split
-from .yamldoc import Doc, YamlError
+from .yamldoc import NONE, Doc, YamlError
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 SEVERITIES = ("error", "warning", "info")
@@ -141,11 +141,13 @@ class Resource:
 def parse_item(source: bytes) -> tuple[Doc, int]:
     """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
     doc = Doc.parse(bytearray(source))
-    (root,) = doc.documents()
-    children = list(doc.children(root)) if doc.is_seq(root) else []
-    if len(children) != 1:
+    root = doc.root
+    if doc.tree.is_stream(root):
+        root = doc.tree.first_child(root)
+    item = doc.tree.first_child(root) if doc.is_seq(root) else NONE
+    if item == NONE or doc.tree.next_sibling(item) != NONE:
         raise YamlError("an item's text did not read back as one list entry")
-    return doc, children[0]
+    return doc, item
 
 
 def read_resource(source: bytes, index: int) -> Resource:
@@ -157,10 +159,10 @@ def read_resource(source: bytes, index: int) -> Resource:
         raise error(f"{where} is not valid YAML: {exc}") from None
     if not doc.is_map(node):
         raise error(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind and metadata)")
-    kind = doc.str(doc.get(node, "kind"))
-    api_version = doc.str(doc.get(node, "apiVersion"))
-    metadata = doc.get(node, "metadata")
-    name = doc.str(doc.get(metadata, "name")) if metadata is not None else None
+    kind = doc.str(doc.get_b(node, b"kind"))
+    api_version = doc.str(doc.get_b(node, b"apiVersion"))
+    metadata = doc.get_b(node, b"metadata")
+    name = doc.str(doc.get_b(metadata, b"name")) if metadata is not None else None
     if not kind:
         raise error(f"{where} has no kind")
     if not api_version:
@@ -169,7 +171,7 @@ def read_resource(source: bytes, index: int) -> Resource:
         raise error(f"{where} ({kind}) has no metadata map")
     if not name:
         raise error(f"{where} ({kind}) has no metadata.name")
-    namespace = doc.str(doc.get(metadata, "namespace")) or ""
+    namespace = doc.str(doc.get_b(metadata, b"namespace")) or ""
     return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)
 
 

@@ -138,14 +138,14 @@ class ReferenceTable:
 
 
 def find(doc: Doc, node: int, trie: Trie) -> list[int]:
-    """Every non-null scalar the trie leads to below ``node``; lists are traversed implicitly.
+    """Every scalar the trie leads to below ``node``; lists are traversed implicitly.
 
     The hottest loop of a run (every workload, every path): it calls rapidyaml directly and
     builds no paths; :meth:`Doc.path_of` makes one when a result needs it.
     """
     t, may_alias, resolve = doc.tree, doc.may_alias, doc.resolve
     is_seq, find_child, first_child, next_sibling = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling
-    is_null = doc.is_null
+    has_val = raw.has_val
     found: list[int] = []
     stack: list[tuple[int, Trie]] = [(node, trie)]
     pop, push = stack.pop, stack.append
@@ -161,7 +161,7 @@ def find(doc: Doc, node: int, trie: Trie) -> list[int]:
             continue
         for key, sub in trie.items():
             if sub is None:
-                if raw.has_val(t, node) and not is_null(node):
+                if has_val(t, node):  # a scalar; nulls and non-strings are the caller's to skip
                     found.append(node)
             else:
                 child = find_child(t, node, key)  # NONE for scalars and lists too

@@ -149,8 +149,9 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
     tree = ryml.Tree()
     # Reserve the node count up front, with room for what krmfn adds (metadata and results,
     # estimated from how often ConfigMaps are named): any later growth copies the whole array.
-    lines, named = data.count(b"\n"), data.count(b"ConfigMap")
-    tree.reserve(int(lines * 1.3) + 24 * named + 64)
+    if len(data) > 1 << 16:  # small trees grow cheaply
+        lines, named = data.count(b"\n"), data.count(b"ConfigMap")
+        tree.reserve(int(lines * 1.3) + 24 * named + 64)
     try:
         if isinstance(data, bytearray):
             return ryml.parse_in_place(data, tree)
@@ -229,9 +230,7 @@ class Doc:
         risky = bool(_RISKY_ESCAPE.search(data))
         may_alias = any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-" for m in _ANCHOR.finditer(data))
         tree = _parse(data)
-        in_place = isinstance(data, bytearray)
-        doc = cls(tree, data if in_place else None, buffer_address(data) if in_place else None,
-                  may_alias=may_alias)
+        doc = cls(tree, data if isinstance(data, bytearray) else None, may_alias=may_alias)
         if risky:
             doc._protect_escapes()
         return doc
@@ -253,12 +252,12 @@ class Doc:
     def documents(self) -> list[int]:
         """The top-level documents: one id per ``---`` section (the root itself if single)."""
         t = self.tree
-        if t.size() == 0 or t.type(t.root_id()) == ryml.NOTYPE:
+        if t.size() == 0:
             return []
         root = t.root_id()
         if t.is_stream(root):
-            return list(ryml.children(t, root))
-        return [root]
+            return list(self.children(root))
+        return [] if t.type_has_none(root, ryml.MAP | ryml.SEQ | ryml.VAL) else [root]
 
     def get(self, node: int, key: str) -> int | None:
         """The child of map ``node`` under ``key``, or None."""
@@ -307,8 +306,10 @@ class Doc:
         quoted one-liner without escapes); :func:`splice` checks that before using it.
         """
         t = self.tree
-        if self._base is None or not _has_val(t, node):
+        if self.source is None or not _has_val(t, node):
             return None
+        if self._base is None:
+            self._base = buffer_address(self.source)
         return buffer_address(_val(t, node)) - self._base
 
     def path_of(self, node: int, top: int) -> str:

@@ -1,0 +1,59 @@
+"""The function itself, as a pure transformation: ResourceList bytes in, Outcome out.
+
+No I/O here: the shell (cli.py) reads stdin and writes stdout and stderr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import read_config
+from .envelope import FunctionError, Result, has_errors, read_resource_list, render
+from .limits import Limits, check_input
+from .rewrite import transform
+from .yamldoc import YamlError
+
+
+@dataclass
+class Outcome:
+    """What a run prints and returns: the shell only writes these out."""
+
+    pieces: list[bytes]  # written one after the other: no second copy of a large output
+    results: list[Result]
+    exit_code: int
+
+    @property
+    def stdout(self) -> bytes:
+        return b"".join(self.pieces)
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode()
+
+
+def run_resource_list(data: bytes, limits: Limits = Limits()) -> Outcome:
+    """ResourceList in, ResourceList out.
+
+    On an error found while reading or planning, the items go back exactly as read, with
+    error results: nothing is written until every check has passed.
+    """
+    try:
+        check_input(data, limits)
+    except FunctionError as exc:
+        return Outcome([], exc.results, 1)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Outcome([], [Result(f"the input is not UTF-8 (bad byte at offset {exc.start})", "error")], 1)
+    try:
+        rl = read_resource_list(data)
+    except YamlError as exc:
+        return Outcome([], [Result(f"the input is {exc}", "error")], 1)
+    except FunctionError as exc:
+        return Outcome([], exc.results, 1)
+    try:
+        config = read_config(rl.envelope, rl.function_config)
+        items, results = transform(rl, config)
+    except FunctionError as exc:
+        items, results = rl.sources, exc.results
+    return Outcome(render(rl, items, results), results, 1 if has_errors(results) else 0)
