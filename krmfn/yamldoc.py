@@ -501,8 +501,14 @@ class Doc:
         return child
 
     def block_style(self, node: int) -> None:
-        """Emit this map or list in block style (flow style input is normalised)."""
-        self.tree.set_container_style(node, ryml.BLOCK)
+        """Emit this map or list in block style, and a map's simple keys unquoted (JSON input
+        is normalised so that it splits into items)."""
+        t = self.tree
+        t.set_container_style(node, ryml.BLOCK)
+        if _is_map(t, node):
+            for child in self.children(node):
+                if plain_safe(self.key(child)):
+                    t.set_key_style(child, ryml.KEY_PLAIN)
 
     def reserve(self, extra_nodes: int) -> None:
         """Make room for nodes about to be added: growth by doubling would cost twice the memory."""

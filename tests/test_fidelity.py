@@ -1,0 +1,169 @@
+"""Fields krmfn does not own keep their meaning (YAML 1.1 and 1.2 readers) and their style."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from conftest import resource_list, run
+from krmfn.yamldoc import Doc
+
+try:
+    from ruamel.yaml import YAML
+except ImportError:  # pragma: no cover - ruamel is a test dependency
+    YAML = None
+
+# Values whose meaning differs between YAML 1.1 and 1.2, or that are easy to mangle.
+TRICKY = """\
+    on: on
+    yes: yes
+    octal: 0777
+    float: 1e3
+    tilde: ~
+    date: 2001-12-14
+    big: 123456789012345678901234567890
+    quoted: "0777"
+    single: 'it''s'
+    literal: |
+      line one
+        indented
+    folded: >-
+      folded
+      text
+    keep: |+
+      kept
+
+    flow: [1, "two", {three: 3}]
+    unicode: "ünïcödé ☃"
+    escapes: "tab\\tnl\\nbell\\a nel\\x85 ls\\u2028 emoji\\U0001F600"
+    surrogates: "\\ud83d\\ude00"
+    anchor: &a anchored
+    alias: *a
+    empty: ""
+    null_value:
+    colon: "a: b"
+    hash: "#not a comment"
+"""
+
+
+def _item(extra: str = "") -> str:
+    return f"""\
+- apiVersion: example.com/v1
+  kind: Thing
+  metadata:
+    name: thing
+  spec:
+{TRICKY}{extra}"""
+
+
+def _configmap_and_pod() -> str:
+    return """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations: {krmfn.dev/content-hash: "true"}
+  data:
+    k: v
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: pod
+    labels: {on: "yes"}
+  spec:
+    containers:
+    - name: c
+      image: nginx
+      args: ["--flag=on", "0777"]
+      envFrom:
+      - configMapRef: {name: app}
+      env:
+      - {name: OCT, value: "0777"}
+"""
+
+
+def _ruamel_load(text: str):
+    y = YAML(typ="safe", pure=True)
+    return y.load(text)
+
+
+def _meaning(text: str, loader) -> list:
+    data = loader(text)
+    return [i for i in data["items"] if i["kind"] == "Thing"]
+
+
+@pytest.mark.parametrize("reader", ["yaml-1.1", "yaml-1.2"])
+def test_unowned_fields_mean_the_same_before_and_after(reader):
+    if reader == "yaml-1.2" and YAML is None:
+        pytest.skip("ruamel.yaml (a YAML 1.2 reader) is not installed")
+    loader = yaml.safe_load if reader == "yaml-1.1" else _ruamel_load
+    for items in (_item(), _item() + _configmap_and_pod(), _configmap_and_pod() + _item()):
+        text = resource_list(items)
+        out = run(text)
+        assert out.exit_code == 0, out.results
+        assert _meaning(out.text, loader) == _meaning(text, loader)
+
+
+def test_an_untouched_item_is_byte_identical_comments_included():
+    items = _item("    # a comment\n") + _configmap_and_pod()
+    out = run(resource_list(items))
+    assert _item("    # a comment\n") in out.text
+
+
+def test_a_rewritten_referrer_keeps_its_text_except_the_name():
+    text = resource_list(_configmap_and_pod())
+    out = run(text)
+    pod_in = text[text.index("- apiVersion: v1\n  kind: Pod"):]
+    pod_out = out.text[out.text.index("- apiVersion: v1\n  kind: Pod"):out.text.index("results:")]
+    new = [line for line in out.text.splitlines() if "name: app-" in line][0].split()[-1]
+    assert pod_out == pod_in.replace("{name: app}", "{name: " + new + "}")
+
+
+def test_surrogate_pairs_are_joined_as_json_and_go_do():
+    doc = Doc.parse(b'a: "\\ud83d\\ude00"\n')
+    assert doc.str(doc.get(doc.root, "a")) == "\U0001F600"
+    assert yaml.safe_load(bytes(doc.emit()).decode()) == {"a": "\U0001F600"}
+
+
+@pytest.mark.parametrize("source", [
+    b'a: "ctl\\x01\\0x"\n',
+    b'a: "nel\\x85 ls\\u2028 ps\\u2029"\n',
+    b'a: "\\e\\a\\b\\v\\f"\n',
+    b'"key\\x01": v\n',
+])
+def test_escaped_scalars_are_re_emitted_so_every_reader_gets_them_back(source):
+    doc = Doc.parse(source)
+    emitted = bytes(doc.emit()).decode()
+    assert yaml.safe_load(emitted) == yaml.safe_load(source.decode())
+
+
+def test_styles_survive_a_reemitted_item():
+    items = """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations: {krmfn.dev/content-hash: "true"}
+  data:
+    dq: "double"
+    sq: 'single'
+    plain: plain
+    block: |
+      a
+      b
+    folded: >
+      c
+"""
+    out = run(resource_list(items)).text
+    for fragment in ('dq: "double"', "sq: 'single'", "plain: plain", "block: |\n", "folded: >"):
+        assert fragment in out
+
+
+def test_flow_style_resource_list_is_normalised_and_processed():
+    text = ('{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": ['
+            '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app", "annotations": '
+            '{"krmfn.dev/content-hash": "true"}}, "data": {"k": "v"}}]}')
+    out = run(text)
+    assert out.exit_code == 0
+    (cm,) = yaml.safe_load(out.text)["items"]
+    assert cm["metadata"]["name"].startswith("app-") and cm["immutable"] is True
