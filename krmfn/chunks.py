@@ -60,9 +60,9 @@ def split(data: bytes) -> Split | None:
         if line.startswith(b"#"):
             continue
         if line.startswith(b"- ") or line == b"-":
-            if items_block < 0 or items_block != len(starts) - 1:
+            if not starts:
                 return None
-            continue
+            continue  # an entry of the current block's list (items are cut below)
         key = _TOP_KEY.fullmatch(line)
         if not key:
             return None  # ---, ..., %YAML, flow or quoted keys: let rapidyaml normalise it

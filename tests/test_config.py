@@ -1,0 +1,72 @@
+"""The function's configuration: typed and ConfigMap forms, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import resource_list, run
+from krmfn.config import Config, LabelSelector, Requirement
+
+
+def config_of(fc: str):
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n"
+    return run(text + "".join(f"  {line}\n" for line in fc.splitlines()))
+
+
+def test_no_function_config_means_annotated_only_kustomize_hash():
+    assert Config().select == "annotated" and Config().algorithm == "kustomize"
+
+
+@pytest.mark.parametrize("fc,fragment", [
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {selct: all}", "unknown field 'selct'"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: some}", "'select' must be one of annotated, all"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {algorithm: md5}", "'algorithm' must be one of kustomize, sha256"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {retention: 'helm,kapp'}", "unknown target 'kapp'"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {selector: 'a in b'}", "not a label selector term"),
+    ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nhashAll: true", "unknown field 'hashAll'"),
+    ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nsuffixJobs: maybe", "must be true or false"),
+    ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nselector: {matchExpressions: [{key: a, operator: Near}]}", "operator"),
+    ("apiVersion: example.com/v1\nkind: Other\nmetadata: {name: c}", "krmfn takes kind ContentHash"),
+])
+def test_bad_config_is_an_error_that_names_it(fc, fragment):
+    out = config_of(fc)
+    assert out.exit_code == 1
+    assert fragment in out.results[0].message, out.results[0].message
+    assert out.results[0].severity == "error"
+
+
+def test_typed_and_configmap_forms_build_the_same_config():
+    items = "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, labels: {tier: web}}, data: {k: v}}\n"
+    typed = run(resource_list(items, """\
+apiVersion: fn.krmfn.dev/v1alpha1
+kind: ContentHash
+metadata: {name: c}
+selector: {matchExpressions: [{key: tier, operator: In, values: [web, api]}]}
+retention: [flux, argocd]
+"""))
+    plain = run(resource_list(items, """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data: {selector: 'tier in (web,api)', retention: 'flux,argocd'}
+"""))
+    assert typed.exit_code == plain.exit_code == 0
+    assert typed.text.split("functionConfig")[0] == plain.text.split("functionConfig")[0]
+
+
+@pytest.mark.parametrize("text,labels,expected", [
+    ("app=web", {"app": "web"}, True),
+    ("app==web", {"app": "api"}, False),
+    ("app!=web", {}, True),
+    ("tier in (a, b),!legacy", {"tier": "b"}, True),
+    ("tier in (a, b),!legacy", {"tier": "b", "legacy": ""}, False),
+    ("tier notin (a)", {"tier": "a"}, False),
+    ("hashed", {"hashed": "x"}, True),
+])
+def test_label_selector_strings(text, labels, expected):
+    assert LabelSelector.parse(text).matches(labels) is expected
+
+
+def test_empty_selector_selects_nothing():
+    assert not LabelSelector().matches({"a": "b"})
+    assert LabelSelector((Requirement("a", "Exists"),)).matches({"a": ""})
