@@ -70,7 +70,8 @@ _NON_STRING_PLAIN = re.compile(
 
 
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./=,+-]*$")
+# No commas: a plain scalar inside a flow map or list would end at one.
+_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./=+-]*$")
 
 
 def plain_safe(text: str) -> bool:
