@@ -59,8 +59,9 @@ class Referrer:
     name: str
     note: str = ""  # why this referrer matters: "scaled to 0, of Deployment api"
 
-    def __str__(self) -> str:
-        where = f"{self.namespace}/" if self.namespace else ""
+    def describe(self, home: str) -> str:
+        """``ReplicaSet web-5d8f (scaled to 0, of Deployment web)``; the namespace only when not ``home``."""
+        where = f"{self.namespace}/" if self.namespace and self.namespace != home else ""
         return f"{self.kind} {where}{self.name}" + (f" ({self.note})" if self.note else "")
 
     def to_json(self) -> dict[str, str]:
@@ -330,12 +331,12 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
         managed = _is_managed(obj)
         if managed is None:
             continue
+        if options.namespace and (obj["metadata"].get("namespace") or "default") != options.namespace:
+            continue
         if not managed:
             ignored += 1
             continue
         cm = _managed(obj)
-        if options.namespace and cm.namespace != options.namespace:
-            continue
         families.setdefault((cm.namespace, cm.family), []).append(cm)
     rows: list[Row] = []
     for key in sorted(families):
@@ -352,7 +353,7 @@ def _verdict(cm: _Managed, rank: int, size: int, referrers: list[Referrer], now:
     reasons = []
     if referrers:
         more = f" and {len(referrers) - 1} more" if len(referrers) > 1 else ""
-        reasons.append(f"used by {referrers[0]}{more}")
+        reasons.append(f"used by {referrers[0].describe(cm.namespace)}{more}")
     if rank <= options.keep:
         reasons.append(f"among the newest {options.keep} (#{rank} of {size})")
     if age < options.min_age:

@@ -28,7 +28,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from . import gc
-from .references import FieldSpec, ReferenceTable
+from .references import FieldSpec
 from .retention import FAMILY
 
 OK, FAILED, BAD_INPUT = 0, 1, 2
@@ -58,28 +58,30 @@ class Kubectl:
     context: str | None = None
     kubeconfig: str | None = None
 
-    def _run(self, args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def _run(self, args: list[str], stdin: bytes | None = None) -> tuple[int, bytes, str]:
+        """Exit code, stdout as bytes (a List can be tens of MB: parsed once, never copied), stderr."""
         base = [self.binary]
         if self.kubeconfig:
             base += ["--kubeconfig", self.kubeconfig]
         if self.context:
             base += ["--context", self.context]
         try:
-            return subprocess.run(base + args, input=stdin, capture_output=True, text=True, check=False)
+            proc = subprocess.run(base + args, input=stdin, capture_output=True, check=False)
         except OSError as exc:
             raise GcError(f"cannot run {self.binary} ({exc.strerror}).") from None
+        return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", errors="replace")
 
     def get(self, resource: str, scope: list[str], selector: str | None = None) -> list[dict] | None:
         """The items of one resource type; None when the cluster does not have that type."""
         args = ["get", resource, "-o", "json", *scope]
         if selector:
             args += ["-l", selector]
-        proc = self._run(args)
-        if proc.returncode != 0:
-            if _MISSING_TYPE in proc.stderr:
+        code, out, err = self._run(args)
+        if code != 0:
+            if _MISSING_TYPE in err:
                 return None
-            raise GcError(f"`kubectl get {resource}` failed: {_first_line(proc.stderr)}")
-        return gc.parse_list(proc.stdout.encode(), f"the output of `kubectl get {resource}`")
+            raise GcError(f"`kubectl get {resource}` failed: {_first_line(err) or f'exit code {code}'}")
+        return gc.parse_list(out, f"the output of `kubectl get {resource}`")
 
     def delete(self, row: gc.Row) -> Outcome:
         """Delete one ConfigMap, on condition that its uid and resourceVersion are unchanged."""
@@ -88,15 +90,14 @@ class Kubectl:
         path = f"/api/v1/namespaces/{quote(row.namespace, safe='')}/configmaps/{quote(row.name, safe='')}"
         body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
                            "preconditions": {"uid": row.uid, "resourceVersion": row.resource_version}})
-        proc = self._run(["delete", "--raw", path, "-f", "-"], stdin=body)
-        if proc.returncode == 0:
+        code, _, err = self._run(["delete", "--raw", path, "-f", "-"], stdin=body.encode())
+        if code == 0:
             return Outcome(row, "deleted")
-        if "(NotFound)" in proc.stderr:
+        if "(NotFound)" in err:
             return Outcome(row, "already gone")
-        if "(Conflict)" in proc.stderr:
-            return Outcome(row, "failed", "changed or replaced since it was read; not deleted: "
-                                          + _first_line(proc.stderr))
-        return Outcome(row, "failed", _first_line(proc.stderr) or f"kubectl exited with {proc.returncode}")
+        if "(Conflict)" in err:
+            return Outcome(row, "failed", "changed or replaced since it was read; not deleted: " + _first_line(err))
+        return Outcome(row, "failed", _first_line(err) or f"kubectl exited with {code}")
 
 
 def _first_line(text: str) -> str:
@@ -191,23 +192,23 @@ def _extra_specs(path: str | None) -> list[FieldSpec]:
         raise GcError(f"{path} is not a krmfn functionConfig: {exc}") from None
 
 
-def _load(args: argparse.Namespace, table: ReferenceTable, notes: list[str]) -> list[dict]:
-    if args.filename:
-        try:
-            if args.filename == "-":
-                data = sys.stdin.buffer.read()
-            else:
-                with open(args.filename, "rb") as f:
-                    data = f.read()
-        except OSError as exc:
-            raise GcError(f"cannot read {args.filename} ({exc.strerror}).") from None
-        return gc.parse_list(data, args.filename)
+def read_file(path: str) -> list[dict]:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except OSError as exc:
+        raise GcError(f"cannot read {path} ({exc.strerror}).") from None
+    return gc.parse_list(data, path)
+
+
+def _kubectl(args: argparse.Namespace) -> Kubectl:
     binary = shutil.which(args.kubectl)
     if binary is None:
         raise GcError(f"{args.kubectl} is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.")
-    scope = ["--all-namespaces"] if args.all_namespaces else (["--namespace", args.namespace] if args.namespace else [])
-    kubectl = Kubectl(binary, args.context, args.kubeconfig)
-    return read_cluster(kubectl, scope, gc.referrer_resources(table), notes)
+    return Kubectl(binary, args.context, args.kubeconfig)
 
 
 def print_table(rows: list[gc.Row], out: TextIO) -> None:
@@ -221,7 +222,8 @@ def print_table(rows: list[gc.Row], out: TextIO) -> None:
 
 def _summary(plan: gc.Plan, applied: bool) -> str:
     n, total = len(plan.deletions), len(plan.rows)
-    ignored = f"; {plan.ignored} ConfigMaps without the {FAMILY} label left alone" if plan.ignored else ""
+    ignored = (f"; {plan.ignored} ConfigMap{'' if plan.ignored == 1 else 's'} without the {FAMILY} label left alone"
+               if plan.ignored else "")
     if applied:
         return f"{n} of {total} krmfn ConfigMaps to delete{ignored}"
     return f"dry run: {n} of {total} krmfn ConfigMaps would be deleted{ignored}; pass --apply to delete them"
@@ -248,7 +250,13 @@ def run(args: argparse.Namespace) -> int:
         raise GcError("--apply reads live state itself; -f is for offline planning only.")
     table = gc.gc_table(_extra_specs(args.function_config))
     notes: list[str] = []
-    objects = _load(args, table, notes)
+    kubectl = None if args.filename else _kubectl(args)
+    if kubectl is None:
+        objects = read_file(args.filename)
+    else:
+        scope = (["--all-namespaces"] if args.all_namespaces
+                 else ["--namespace", args.namespace] if args.namespace else [])
+        objects = read_cluster(kubectl, scope, gc.referrer_resources(table), notes)
     now = args.now or datetime.now(timezone.utc)
     plan = gc.plan(objects, now, gc.Options(args.keep, args.min_age, args.namespace), table)
     plan.notes.extend(notes)
@@ -260,8 +268,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_summary(plan, args.apply) + "\n")
         sys.stdout.flush()
     outcomes: dict[int, Outcome] = {}
-    if args.apply:
-        kubectl = Kubectl(shutil.which(args.kubectl) or args.kubectl, args.context, args.kubeconfig)
+    if args.apply and kubectl is not None:
         for row in plan.deletions:  # one at a time: a failure is reported and the rest go on
             done = kubectl.delete(row)
             outcomes[id(row)] = done

@@ -126,8 +126,6 @@ def test_argo_sync_options_are_merged_into_the_users_list():
     assert annotations["argocd.argoproj.io/compare-options"] == "IgnoreExtraneous"
 
 
-@pytest.mark.xfail(strict=True, reason="krmfn.yamldoc writes the merged value plain inside a flow map, where "
-                   "its comma ends the scalar; it must be quoted there (reported, outside gc's files)")
 def test_argo_sync_options_merge_in_a_flow_style_annotations_map():
     text = items().replace("      krmfn.dev/content-hash: 'true'",
                            "      {krmfn.dev/content-hash: 'true', argocd.argoproj.io/sync-options: ServerSideApply=true}")

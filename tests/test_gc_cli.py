@@ -1,0 +1,337 @@
+"""`krmfn gc` as a command: output, exit codes, errors, and the kubectl calls it makes.
+
+No Kubernetes API server can be installed here (FIELD-NOTES §5), so the --apply path runs
+against a stand-in `kubectl` that each test writes into tmp_path and puts first on PATH: it
+serves `get` from a live-state List, answers `delete --raw` the way the API server does
+(preconditions checked, NotFound, Conflict, a server error on request), and records every
+call. test_gc_kubectl.py runs the real kubectl binary against a stub HTTP API server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from krmfn import gc, gc_cli
+
+FIXTURES = Path(__file__).parent / "fixtures" / "gc"
+CLUSTER = FIXTURES / "cluster.json"
+NOW = "--now=2024-06-01T12:00:00Z"
+
+STAND_IN = r'''#!PYTHON
+"""A stand-in kubectl: `get` from $FAKE_KUBE_STATE, `delete --raw` with preconditions, a log of calls."""
+import json, os, sys
+
+SERVED = {"configmap", "pod", "podtemplate", "replicationcontroller", "deployment", "replicaset",
+          "daemonset", "statefulset", "controllerrevision", "job", "cronjob"}
+env = lambda k: [v for v in os.environ.get(k, "").split(",") if v]
+argv = sys.argv[1:]
+stdin = sys.stdin.read() if "-f" in argv else ""
+with open(os.environ["FAKE_KUBE_LOG"], "a") as log:
+    log.write(json.dumps({"argv": argv, "stdin": stdin}) + "\n")
+state_path = os.environ["FAKE_KUBE_STATE"]
+state = json.load(open(state_path))
+opts, rest, i = {}, [], 0
+while i < len(argv):
+    a = argv[i]
+    if a in ("--kubeconfig", "--context", "-n", "--namespace", "-o", "-l", "-f", "--raw"):
+        opts[a] = argv[i + 1]; i += 2
+    elif a in ("-A", "--all-namespaces"):
+        opts["-A"] = True; i += 1
+    else:
+        rest.append(a); i += 1
+verb = rest[0]
+if verb == "get":
+    resource = rest[1]
+    kind = resource.split(".")[0]
+    kind = kind[:-1] if kind.endswith("s") else kind
+    if kind not in SERVED:
+        sys.exit(print(f'error: the server doesn\'t have a resource type "{resource.split(".")[0]}"', file=sys.stderr) or 1)
+    if kind in env("FAKE_KUBE_FORBIDDEN"):
+        sys.exit(print(f'Error from server (Forbidden): {kind}s is forbidden: User "system:serviceaccount:krmfn-system:krmfn-gc" '
+                       f'cannot list resource "{kind}s" in API group "" at the cluster scope', file=sys.stderr) or 1)
+    ns = None if "-A" in opts else opts.get("--namespace", opts.get("-n", "default"))
+    label = opts.get("-l")
+    items = [o for o in state["items"] if o["kind"].lower() == kind
+             and (ns is None or o["metadata"].get("namespace") == ns)
+             and (not label or os.environ.get("FAKE_KUBE_IGNORE_SELECTOR") or label in o["metadata"].get("labels", {}))]
+    print(json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}, indent=4))
+elif verb == "delete":
+    _, api, v1, _, ns, _, name = opts["--raw"].split("/")
+    body = json.loads(stdin)
+    assert body["kind"] == "DeleteOptions" and body["apiVersion"] == "v1", body
+    pre = body["preconditions"]
+    found = [o for o in state["items"] if o["kind"] == "ConfigMap" and o["metadata"]["namespace"] == ns
+             and o["metadata"]["name"] == name]
+    if not found or name in env("FAKE_KUBE_GONE"):
+        sys.exit(print(f'Error from server (NotFound): configmaps "{name}" not found', file=sys.stderr) or 1)
+    meta = found[0]["metadata"]
+    if name in env("FAKE_KUBE_FAIL"):
+        sys.exit(print('Error from server (InternalError): an error on the server ("etcdserver: request timed out") '
+                       'has prevented the request from succeeding', file=sys.stderr) or 1)
+    if pre["uid"] != meta["uid"] or pre["resourceVersion"] != meta["resourceVersion"] or name in env("FAKE_KUBE_CONFLICT"):
+        sys.exit(print(f'Error from server (Conflict): Operation cannot be fulfilled on configmaps "{name}": '
+                       f'Precondition failed: UID in precondition: {pre["uid"]}, UID in object meta: {meta["uid"]}',
+                       file=sys.stderr) or 1)
+    state["items"].remove(found[0])
+    json.dump(state, open(state_path, "w"))
+    print(json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Success",
+                       "details": {"name": name, "kind": "configmaps", "uid": meta["uid"]}}))
+else:
+    sys.exit(print(f"stand-in kubectl: unexpected {argv}", file=sys.stderr) or 2)
+'''
+
+
+class FakeKube:
+    """The stand-in's state, log and knobs."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: Path = CLUSTER):
+        self.bin = tmp_path / "bin"
+        self.bin.mkdir()
+        script = self.bin / "kubectl"
+        script.write_text(STAND_IN.replace("PYTHON", sys.executable, 1))
+        script.chmod(0o755)
+        self.state = tmp_path / "state.json"
+        self.state.write_text(state.read_text())
+        self.log = tmp_path / "calls.jsonl"
+        self.log.touch()
+        monkeypatch.setenv("PATH", f"{self.bin}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv("FAKE_KUBE_STATE", str(self.state))
+        monkeypatch.setenv("FAKE_KUBE_LOG", str(self.log))
+        self.monkeypatch = monkeypatch
+
+    def set(self, knob: str, *values: str) -> None:
+        self.monkeypatch.setenv(f"FAKE_KUBE_{knob}", ",".join(values))
+
+    def calls(self) -> list[dict]:
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def deletes(self) -> list[tuple[str, dict]]:
+        return [(c["argv"][c["argv"].index("--raw") + 1], json.loads(c["stdin"]))
+                for c in self.calls() if "delete" in c["argv"]]
+
+    def live(self) -> list[dict]:
+        return json.loads(self.state.read_text())["items"]
+
+
+def gc_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = gc_cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def planned(options: gc.Options) -> gc.Plan:
+    objects = gc.parse_list(CLUSTER.read_bytes())
+    return gc.plan(objects, gc.parse_time(NOW.split("=")[1], "now"), options, gc.gc_table())
+
+
+# --- offline: -f ---------------------------------------------------------------------------
+
+
+def test_dry_run_prints_a_table_and_deletes_nothing(capsys):
+    code, out, err = gc_run(capsys, "-f", str(CLUSTER), NOW, "--keep", "1")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAMESPACE", "FAMILY", "NAME", "AGE", "VERDICT", "REASON"]
+    assert len(lines) == 1 + 20 + 1
+    assert lines[2].split()[:5] == ["blog", "app-config", "app-config-69hbb4m9f4", "25d", "delete"]
+    assert lines[2].endswith("unused, older than 1h, not among the newest 1 (#2 of 2)")
+    assert lines[-1] == ("dry run: 6 of 20 krmfn ConfigMaps would be deleted; 3 ConfigMaps without the "
+                         "krmfn.dev/family label left alone; pass --apply to delete them")
+
+
+def test_json_output_is_the_same_plan(capsys):
+    code, out, _ = gc_run(capsys, "-f", str(CLUSTER), NOW, "--keep=2", "--min-age=30m", "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    expected = planned(gc.Options(2, gc.parse_duration("30m")))
+    assert doc["rows"] == [r.to_json() for r in expected.rows]
+    assert (doc["now"], doc["dryRun"], doc["keep"], doc["minAge"], doc["ignored"]) == (
+        "2024-06-01T12:00:00Z", True, 2, "30m", 3)
+    assert all("outcome" not in r for r in doc["rows"])
+
+
+def test_a_yaml_file_and_stdin_are_read(capsys, tmp_path, monkeypatch):
+    import io
+
+    import yaml
+    path = tmp_path / "live.yaml"
+    path.write_text(yaml.safe_dump(json.loads(CLUSTER.read_text())))
+    _, from_json, _ = gc_run(capsys, "-f", str(CLUSTER), NOW, "-o", "json")
+    _, from_yaml, _ = gc_run(capsys, "-f", str(path), NOW, "-o", "json")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CLUSTER.read_bytes())))
+    _, from_stdin, _ = gc_run(capsys, "-f", "-", NOW, "-o", "json")
+    assert from_json == from_yaml == from_stdin
+
+
+@pytest.mark.parametrize("content,message", [
+    ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}',
+     "live.json is kind 'ConfigMap', not a List; make it with `kubectl get configmaps,pods,replicasets,... -o json`."),
+    ('{"kind": "List", "apiVersion": "v1", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": '
+     '{"name": "c-1", "namespace": "a", "labels": {"krmfn.dev/family": "c"}, "creationTimestamp": "last tuesday"}}]}',
+     "ConfigMap a/c-1 has creationTimestamp 'last tuesday', which is not an RFC 3339 time such as 2024-05-01T12:00:00Z."),
+    ("{not json", "live.json is not valid JSON (Expecting property name enclosed in double quotes at line 1)."),
+])
+def test_bad_input_is_one_sentence_on_stderr_and_exit_2(tmp_path, content, message):
+    """Through the real entry point, as a user runs it: no traceback."""
+    path = tmp_path / "live.json"
+    path.write_text(content)
+    proc = subprocess.run([sys.executable, "-m", "krmfn", "gc", "-f", "live.json", NOW], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == f"krmfn gc: {message}\n"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-f", "/nonexistent/live.json"], "krmfn gc: cannot read /nonexistent/live.json (No such file or directory).\n"),
+    (["-f", str(CLUSTER), "--apply"], "krmfn gc: --apply reads live state itself; -f is for offline planning only.\n"),
+    (["--kubectl", "/nonexistent/kubectl"],
+     "krmfn gc: /nonexistent/kubectl is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.\n"),
+])
+def test_errors_before_planning_exit_2(capsys, argv, message):
+    code, out, err = gc_run(capsys, *argv)
+    assert (code, out, err) == (2, "", message)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--min-age", "soon"], "argument --min-age: 'soon' is not a duration such as 1h, 30m, 1h30m, 2d or 0"),
+    (["--keep", "-1"], "argument --keep: '-1' is not a whole number of versions (0 or more)"),
+    (["-n", "a", "-A"], "argument -A/--all-namespaces: not allowed with argument -n/--namespace"),
+    (["--now", "noon"], "argument --now:"),
+])
+def test_bad_arguments_exit_2_with_usage(capsys, argv, fragment):
+    code, out, err = gc_run(capsys, *argv)
+    assert code == 2 and out == "" and fragment in err and "Traceback" not in err
+
+
+def test_a_function_config_that_is_not_one_is_reported(capsys, tmp_path):
+    path = tmp_path / "fn.yaml"
+    path.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n")
+    code, _, err = gc_run(capsys, "-f", str(CLUSTER), NOW, "--function-config", str(path))
+    assert code == 2 and err.startswith(f"krmfn gc: {path} is not a krmfn functionConfig: functionConfig is kind 'Secret'")
+
+
+# --- live: the stand-in kubectl ------------------------------------------------------------------
+
+
+ROLLOUT_SPECS = """\
+apiVersion: fn.krmfn.dev/v1alpha1
+kind: ContentHash
+metadata: {name: content-hash}
+fieldSpecs:
+- {kind: Rollout, group: argoproj.io, path: spec/template/spec/containers/envFrom/configMapRef/name}
+"""
+
+
+def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_preconditions(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    fn = tmp_path / "fn.yaml"
+    fn.write_text(ROLLOUT_SPECS)  # a referrer kind this cluster does not serve: skipped with a note
+    before = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["metadata"] for o in kube.live()}
+    code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW, "--function-config", str(fn))
+    expected = planned(gc.Options(keep=1)).deletions
+    assert code == 0
+    assert err == "krmfn gc: skipped rollout.argoproj.io: the cluster does not have that resource type\n"
+
+    calls = [c["argv"] for c in kube.calls()]
+    gets = [c for c in calls if c[0] == "get"]
+    assert gets[0] == ["get", "configmaps", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
+    assert [g[1] for g in gets[1:]] == gc.referrer_resources(gc.gc_table()) + ["rollout.argoproj.io"]
+    assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[1:])
+    assert calls[len(gets):] == [["delete", "--raw", f"/api/v1/namespaces/{r.namespace}/configmaps/{r.name}", "-f", "-"]
+                                 for r in expected]
+    for (path, body), row in zip(kube.deletes(), expected):
+        meta = before[row.namespace, row.name]
+        assert body == {"kind": "DeleteOptions", "apiVersion": "v1",
+                        "preconditions": {"uid": meta["uid"], "resourceVersion": meta["resourceVersion"]}}
+        assert "krmfn.dev/family" in meta["labels"]
+    report = out.splitlines()[-len(expected):]
+    assert report == [f"deleted configmap {r.namespace}/{r.name}" for r in expected]
+    assert len(expected) == 6
+
+    # Run again: the deleted versions are gone, nothing more to do.
+    code, out, _ = gc_run(capsys, "-A", "--keep", "1", NOW)
+    assert code == 0 and out.splitlines()[-1].startswith("dry run: 0 of 14 krmfn ConfigMaps would be deleted")
+
+
+def test_a_failed_deletion_does_not_stop_the_others_and_sets_the_exit_code(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    expected = planned(gc.Options(keep=1)).deletions
+    kube.set("FAIL", expected[0].name)
+    kube.set("CONFLICT", expected[2].name)
+    kube.set("GONE", expected[4].name)
+    code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW, "-o", "json")
+    assert code == 1
+    assert err == "krmfn gc: 2 of 6 deletions failed\n"
+    assert len(kube.deletes()) == 6  # every one tried
+    outcomes = {(r["namespace"], r["name"]): (r["outcome"], r.get("error", "")) for r in json.loads(out)["rows"]
+                if "outcome" in r}
+    statuses = [outcomes[r.namespace, r.name][0] for r in expected]
+    assert statuses == ["failed", "deleted", "failed", "deleted", "already gone", "deleted"]
+    assert outcomes[expected[0].namespace, expected[0].name][1].startswith("Error from server (InternalError)")
+    assert outcomes[expected[2].namespace, expected[2].name][1].startswith(
+        "changed or replaced since it was read; not deleted: Error from server (Conflict)")
+
+
+def test_each_outcome_is_reported_as_it_happens_in_table_mode(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    expected = planned(gc.Options(keep=1)).deletions
+    kube.set("CONFLICT", expected[1].name)
+    code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW)
+    assert code == 1
+    lines = out.splitlines()[-6:]
+    assert lines[0] == f"deleted configmap {expected[0].namespace}/{expected[0].name}"
+    assert lines[1].startswith(f"failed configmap {expected[1].namespace}/{expected[1].name}: changed or replaced")
+    assert err == "krmfn gc: 1 of 6 deletions failed\n"
+
+
+def test_context_kubeconfig_and_namespace_reach_every_kubectl_call(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    code, out, _ = gc_run(capsys, "--apply", "--context", "prod", "--kubeconfig", "/etc/kube/config",
+                          "-n", "blog", "--keep", "1", NOW)
+    assert code == 0
+    calls = [c["argv"] for c in kube.calls()]
+    assert all(c[:4] == ["--kubeconfig", "/etc/kube/config", "--context", "prod"] for c in calls)
+    assert all(c[-2:] == ["--namespace", "blog"] or c[-4:-2] == ["--namespace", "blog"]
+               for c in calls if "get" in c)
+    assert [d[0] for d in kube.deletes()] == ["/api/v1/namespaces/blog/configmaps/app-config-69hbb4m9f4"]
+
+
+def test_without_a_namespace_kubectl_uses_its_context_default(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    code, out, _ = gc_run(capsys, NOW)
+    assert code == 0
+    assert all("--namespace" not in c["argv"] and "--all-namespaces" not in c["argv"] for c in kube.calls())
+    assert out.startswith("NAMESPACE") and "0 of 0" in out  # the stand-in's "default" namespace is empty
+
+
+def test_the_dry_run_never_calls_delete(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    code, _, _ = gc_run(capsys, "-A", "--keep", "0", "--min-age", "0", NOW)
+    assert code == 0 and kube.deletes() == []
+
+
+def test_unlabelled_configmaps_are_never_deleted_even_if_listed(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    kube.set("IGNORE_SELECTOR", "1")  # as if the label selector were lost on the way
+    code, _, _ = gc_run(capsys, "--apply", "-A", "--keep", "0", "--min-age", "0", NOW)
+    assert code == 0
+    deleted = {path.rsplit("/", 1)[1] for path, _ in kube.deletes()}
+    assert deleted and not deleted & {"kube-root-ca.crt", "legacy-settings"}
+    assert {"kube-root-ca.crt", "legacy-settings"} <= {o["metadata"]["name"] for o in kube.live()}
+
+
+def test_a_referrer_kind_kubectl_cannot_read_stops_the_run_before_any_deletion(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    kube.set("FORBIDDEN", "replicaset")
+    code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW)
+    assert code == 2 and out == "" and kube.deletes() == []
+    assert err == ('krmfn gc: `kubectl get replicaset` failed: Error from server (Forbidden): replicasets is forbidden: '
+                   'User "system:serviceaccount:krmfn-system:krmfn-gc" cannot list resource "replicasets" in API group "" '
+                   'at the cluster scope\n')

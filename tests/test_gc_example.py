@@ -1,0 +1,83 @@
+"""examples/gc-cronjob: the RBAC must cover every kind gc reads and grant nothing more.
+
+The kinds come from the live reference table, so a referrer kind added to it without a
+rule here fails this test rather than the CronJob in a cluster (a Forbidden list stops gc).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from krmfn import gc, gc_cli
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "gc-cronjob"
+
+
+def docs(name: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all((EXAMPLE / name).read_text()) if d]
+
+
+def one(kind: str) -> dict:
+    [doc] = [d for name in ("rbac.yaml", "cronjob.yaml") for d in docs(name) if d["kind"] == kind]
+    return doc
+
+
+def plural(kind: str) -> str:
+    """The resource name RBAC uses, by Kubernetes' own guess (meta.UnsafeGuessKindToResource)."""
+    k = kind.lower()
+    return k + "es" if k.endswith("s") else k[:-1] + "ies" if k.endswith("y") else k + "s"
+
+
+def granted() -> dict[str, set[str]]:
+    """resource (group-qualified: ``replicasets.apps``) -> verbs."""
+    out: dict[str, set[str]] = {}
+    for rule in one("ClusterRole")["rules"]:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                out.setdefault(f"{resource}.{group}" if group else resource, set()).update(rule["verbs"])
+    return out
+
+
+def test_every_kind_gc_reads_can_be_listed():
+    rights = granted()
+    assert rights.pop("configmaps") == {"list", "delete"}
+    table = gc.gc_table()
+    for resource in gc.referrer_resources(table):
+        kind, _, group = resource.partition(".")
+        spec_kind = next(k for k in table.by_kind if k.lower() == kind)
+        name = plural(spec_kind)
+        matches = [r for r in rights if r == (f"{name}.{group}" if group else name) or (not group and r.split(".")[0] == name)]
+        assert matches and all("list" in rights[m] for m in matches), f"no list rule for {resource}"
+
+
+def test_nothing_but_configmaps_can_be_deleted_and_no_wildcards():
+    for resource, verbs in granted().items():
+        assert "*" not in resource and "*" not in verbs
+        assert verbs <= ({"list", "delete"} if resource == "configmaps" else {"get", "list"}), resource
+
+
+def test_the_cronjob_runs_gc_apply_as_the_bound_service_account():
+    cron, binding, account = one("CronJob"), one("ClusterRoleBinding"), one("ServiceAccount")
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == account["metadata"]["name"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],
+                                    "namespace": account["metadata"]["namespace"]}]
+    assert binding["roleRef"]["name"] == one("ClusterRole")["metadata"]["name"]
+    [container] = pod["containers"]
+    args = gc_cli._parser().parse_args(container["args"])
+    assert args.apply and args.all_namespaces and args.keep == 5
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
+def test_the_example_builds_with_kubectl_kustomize():
+    proc = subprocess.run(["kubectl", "kustomize", str(EXAMPLE)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    kinds = [d["kind"] for d in yaml.safe_load_all(proc.stdout)]
+    assert sorted(kinds) == ["ClusterRole", "ClusterRoleBinding", "CronJob", "Namespace", "ServiceAccount"]
