@@ -21,7 +21,8 @@ from dataclasses import dataclass
 # A line at column 0 (after a newline: much faster to search for than a multi-line "^").
 _COL0 = re.compile(rb"\n([^ \n][^\n]*)")
 _TOP_KEY = re.compile(rb"([A-Za-z_][A-Za-z0-9_.-]*)[ ]*:(?:[ ]+([^#]*?))?[ ]*(?:#.*)?")
-_TAB_INDENT = re.compile(rb"(?:^|\n) *\t")
+_TAB_INDENT = re.compile(rb"\n *\t")  # the first line is checked apart: "^|" would slow the search
+_LEADING_TAB = re.compile(rb" *\t")
 _FIRST_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
 
 
@@ -51,7 +52,7 @@ def _ended(text: bytes) -> bytes:
 
 def split(data: bytes) -> Split | None:
     """The parts of a block-style ResourceList, or None where a plain split could be wrong."""
-    if b"\r" in data or _TAB_INDENT.search(data) or data.startswith(b"\xef\xbb\xbf"):
+    if b"\r" in data or data.startswith(b"\xef\xbb\xbf") or _LEADING_TAB.match(data) or _TAB_INDENT.search(data):
         return None
     # Top-level lines: keys start blocks; comments stay with what precedes them.
     starts: list[tuple[int, str]] = []

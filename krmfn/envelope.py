@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from . import chunks
 from .chunks import Split
-from .yamldoc import NONE, Doc, YamlError
+from .yamldoc import NONE, Doc, YamlError, scalar
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 SEVERITIES = ("error", "warning", "info")
@@ -240,11 +240,28 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[
     (replacing any old ones, so that a run over its own output changes nothing)."""
     text = b""
     if results:
-        doc = Doc.parse(b"{}")
-        doc.block_style(doc.root)
-        doc.build(doc.root, "results", [r.to_data() for r in results])
-        text = bytes(doc.emit())
+        text = block_yaml({"results": [r.to_data() for r in results]}).encode()
     return chunks.assemble(rl.layout, items, text)
+
+
+def block_yaml(value: object, indent: str = "") -> str:
+    """Block-style YAML for results (maps of strings and lists): written directly, since
+    building a tree only to emit it costs more than the run's own work on large inputs."""
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v:
+                out.append(f"{indent}{k}:\n{block_yaml(v, indent + '  ')}")
+            else:
+                out.append(f"{indent}{k}: {scalar(v)}\n")
+        return "".join(out)
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            body = block_yaml(v, indent + "  ") if isinstance(v, (dict, list)) else f"{indent}  {scalar(v)}\n"
+            out.append(f"{indent}- {body[len(indent) + 2:]}")
+        return "".join(out)
+    return f"{indent}{scalar(value)}\n"
 
 
 def has_errors(results: list[Result]) -> bool:

@@ -131,6 +131,16 @@ def splice(source: bytes, edits: list[tuple[int | None, str, str]]) -> bytes | N
     return b"".join(out)
 
 
+def scalar(value: object) -> str:
+    """A scalar as YAML text that reads back as the same value (strings stay strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    return text if plain_safe(text) else _dquote(text)
+
+
 class YamlError(ValueError):
     """Input that is not YAML rapidyaml can read; ``line`` is 1-based, 0 when unknown."""
 

@@ -1,0 +1,136 @@
+"""Read and write a large ResourceList on two cores: a forked child takes the second half.
+
+Why: reading items (parse, find references, hash) and writing them (splice or re-emit) is
+most of a run, independent per item, and Python runs it on one core. Forking shares the
+input with the child for free; from a scan the child sends back only what planning needs
+(names, references, hashes), not text.
+
+The result is the same as :func:`rewrite.scan` and :func:`rewrite.write` over all items:
+halves are merged in item order, and the first error in item order wins. Small inputs,
+one-core machines and any failure of the child itself fall back to this process alone.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from .config import Config
+from .envelope import FunctionError, Resource, ResourceList
+from .references import ReferenceTable
+from .rewrite import Hashed, Plan, Scanned, scan, write
+
+T = TypeVar("T")
+
+# Below this much input a fork costs more than it saves.
+MIN_PARALLEL_BYTES = 1 << 20
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Packed:
+    """A half's Scanned without item texts or trees: the parent has the texts already."""
+
+    resources: list[tuple]
+    configmaps: list[int]
+    hashed: list[tuple[int, str, str]]
+    references: dict
+    results: list
+
+
+def _pack(s: Scanned) -> _Packed:
+    return _Packed(
+        [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
+        [r.index for r in s.configmaps],
+        [(h.res.index, h.original, h.new_name) for h in s.hashed],
+        s.references, s.results)
+
+
+def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
+    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i])
+                 for i, node, api, kind, name, ns, meta in p.resources}
+    return Scanned(list(resources.values()), [resources[i] for i in p.configmaps],
+                   [Hashed(resources[i], original, new) for i, original, new in p.hashed],
+                   p.references, p.results)
+
+
+def _merge(a: Scanned, b: Scanned) -> Scanned:
+    return Scanned(a.resources + b.resources, a.configmaps + b.configmaps, a.hashed + b.hashed,
+                   {**a.references, **b.references}, a.results + b.results)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _halves(n: int, work: Callable[[int, int], T]) -> tuple[T, T | None, BaseException | None]:
+    """``work(0, mid)`` here and ``work(mid, n)`` in a forked child. Returns both results;
+    the second is None if the child died, and a FunctionError it raised comes back as such."""
+    mid = n // 2
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: do the second half, send it, and leave without any cleanup
+        os.close(read_end)
+        try:
+            try:
+                payload: tuple = ("ok", work(mid, n))
+            except FunctionError as exc:
+                payload = ("error", exc.results)
+            view = memoryview(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+            while view:
+                view = view[os.write(write_end, view):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    try:
+        first = work(0, mid)
+        data = _read_all(read_end)
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return first, None, None
+    kind, body = pickle.loads(data)
+    if kind == "error":
+        return first, None, FunctionError(body)
+    return first, body, None
+
+
+def _worth_it(size: int, n: int) -> bool:
+    return size >= MIN_PARALLEL_BYTES and n >= 2 and _cores() >= 2
+
+
+def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: int) -> Scanned:
+    """:func:`rewrite.scan` over every item, on two processes when the input is large."""
+    n = len(rl.sources)
+    if not _worth_it(size, n):
+        return scan(rl, config, table)
+    first, second, err = _halves(n, lambda a, b: scan(rl, config, table, a, b) if a == 0
+                                 else _pack(scan(rl, config, table, a, b)))
+    if err is not None:
+        raise err
+    rest = _unpack(second, rl) if second is not None else scan(rl, config, table, n // 2, n)
+    return _merge(first, rest)
+
+
+def write_items(scanned: Scanned, p: Plan, config: Config, indent: int, size: int) -> list[bytes]:
+    """:func:`rewrite.write` for every item, on two processes when the input is large."""
+    n = len(scanned.resources)
+    if not _worth_it(size, n):
+        return write(scanned, p, config, indent)
+    first, second, err = _halves(n, lambda a, b: write(scanned, p, config, indent, a, b))
+    if err is not None:
+        raise err
+    return first + (second if second is not None else write(scanned, p, config, indent, n // 2, n))
