@@ -145,10 +145,12 @@ def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
     out.hashed.append(Hashed(res, original, new_name))
 
 
-def scan(rl: ResourceList, config: Config, table: ReferenceTable) -> Scanned:
-    """Read every item once, keeping only what planning needs; each tree is dropped after."""
+def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0, stop: int | None = None) -> Scanned:
+    """Read every item (of ``start:stop``) once, keeping only what planning needs; each
+    tree is dropped after."""
     out = Scanned()
-    for index, source in enumerate(rl.sources):
+    for index in range(start, len(rl.sources) if stop is None else stop):
+        source = rl.sources[index]
         res = read_resource(source, index)
         out.resources.append(res)
         if res.kind == "ConfigMap" and res.api_version == "v1":
@@ -277,11 +279,11 @@ def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> No
     doc.set(labels, FAMILY, family_label(h.original))
 
 
-def write(scanned: Scanned, p: Plan, config: Config, indent: int) -> list[bytes]:
-    """Each item's output text, in order."""
+def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0, stop: int | None = None) -> list[bytes]:
+    """Each item's output text (of ``start:stop``), in order."""
     retention = retention_annotations(config.retention)
     out = []
-    for res in scanned.resources:
+    for res in scanned.resources[start:stop]:
         h = p.hashed.get(res.index)
         edits = p.rewrites.get(res.index, [])
         text = None if h else splice(res.source, [(r.offset, r.name, t.new_name) for r, t in edits]) \
@@ -301,10 +303,16 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int) -> list[bytes]
     return out
 
 
+def reference_table(config: Config) -> ReferenceTable:
+    return ReferenceTable.of(builtin_specs() + tuple(config.field_specs))  # type: ignore[operator]
+
+
 def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Result]]:
-    """The output items and the results. Raises FunctionError, before writing anything, on bad input."""
-    table = ReferenceTable.of(builtin_specs() + tuple(config.field_specs))  # type: ignore[operator]
-    scanned = scan(rl, config, table)
+    """The output items and the results. Raises FunctionError, before writing anything, on bad input.
+
+    (function.py runs the same three passes with the reading and writing on two cores.)
+    """
+    scanned = scan(rl, config, reference_table(config))
     p = plan(scanned, config)
     return write(scanned, p, config, rl.layout.indent), p.results
 
