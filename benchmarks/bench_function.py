@@ -26,7 +26,7 @@ from generate import resource_list  # noqa: E402
 
 PY = sys.executable
 IDENTITY = "import ryml,sys; sys.stdout.write(ryml.emit_yaml(ryml.parse_in_arena(sys.stdin.buffer.read())))"
-KRMFN = "from krmfn.cli import main; raise SystemExit(main([]))"
+KRMFN = "from krmfn.cli import main; raise SystemExit(main([\"--max-input-size\", \"1G\"]))"
 MEASURE_RSS = ("import resource,subprocess,sys; p=subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=subprocess.DEVNULL); "
                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 

@@ -166,9 +166,12 @@ def test_every_reference_to_a_hashed_configmap_names_one_in_the_output(rl):
 
 @given(resource_lists())
 def test_fields_krmfn_does_not_own_are_unchanged(rl):
-    out = run(dump(rl))
+    text = dump(rl)
+    out = run(text)
     if out.exit_code:
         return
+    # Compared as the same reader reads both (PyYAML does not round-trip a NEL it wrote itself).
+    rl = yaml.safe_load(text)
     before = [strip_owned(i) for i in rl["items"]]
     after = [strip_owned(i) for i in yaml.safe_load(out.text)["items"]]
     assert after == before
