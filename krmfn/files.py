@@ -1,0 +1,121 @@
+"""Plain manifest files and directories, for users without an orchestrator.
+
+Every document of every file goes into one run, so that a Deployment in one file follows a
+ConfigMap in another; each file is then put back together around its own documents, with
+everything between documents (comments, separators) as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .envelope import Result
+from .limits import Limits
+from .stream import Stream, TextForm, check_text, run_documents, split
+
+YAML_SUFFIXES = (".yaml", ".yml")
+# Files a directory walk leaves out: they configure a tool, they are not resources.
+NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml"})
+_TOP_KEY = re.compile(rb"^(apiVersion|kind)[ \t]*:", re.MULTILINE)
+
+
+class FilesError(Exception):
+    """A path that cannot be read as asked: one sentence naming it."""
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str  # as shown in messages and used for writing back
+    text: bytes
+    explicit: bool  # named on the command line (never skipped), or found in a directory walk
+
+
+def find(paths: list[str]) -> list[tuple[str, bool]]:
+    """The files to read: each FILE as given; each DIR walked for *.yaml and *.yml, sorted,
+    without hidden files or folders and without tool configuration files."""
+    out: list[tuple[str, bool]] = []
+    for given in paths:
+        p = Path(given)
+        if p.is_dir():
+            found = []
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found += [os.path.join(root, f) for f in files
+                          if f.endswith(YAML_SUFFIXES) and not f.startswith(".") and f not in NOT_RESOURCES]
+            out += [(f, False) for f in sorted(found)]
+        elif p.is_file():
+            out.append((given, True))
+        elif p.exists():
+            raise FilesError(f"{given} is neither a file nor a directory")
+        else:
+            raise FilesError(f"{given} does not exist")
+    seen: set[str] = set()
+    unique = []
+    for path, explicit in out:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            unique.append((path, explicit))
+    return unique
+
+
+def looks_like_resources(stream: Stream) -> bool:
+    """Whether every document has top-level apiVersion and kind keys (a walk skips other YAML)."""
+    return all(len({m.group(1) for m in _TOP_KEY.finditer(body)}) == 2 for body in stream.bodies)
+
+
+@dataclass
+class FilesOutcome:
+    outputs: list[tuple[str, bytes]]  # every file read, with its new text
+    skipped: list[str]  # files a walk found that hold no Kubernetes objects
+    results: list[Result]
+    exit_code: int
+
+
+def run_files(sources: list[Source], function_config: dict[str, object] | None,
+              limits: Limits = Limits()) -> FilesOutcome:
+    """Run the function over the documents of all files at once; each file's new text."""
+    if sum(len(s.text) for s in sources) > limits.max_input_bytes:  # all files are one input
+        problem = check_text(b"".join(s.text for s in sources), limits)
+        if problem is not None:
+            return FilesOutcome([], [], [problem], 1)
+    streams: list[tuple[Source, TextForm, Stream]] = []
+    skipped: list[str] = []
+    for source in sources:
+        problem = check_text(source.text, limits)
+        if problem is not None:
+            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")], 1)
+        form = TextForm.of(source.text)
+        stream = split(form.plain(source.text))
+        if not source.explicit and not looks_like_resources(stream):
+            skipped.append(source.path)
+            continue
+        streams.append((source, form, stream))
+    bodies = [b for _, _, s in streams for b in s.bodies]
+    where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
+    new, results = run_documents(bodies, function_config, limits, where)
+    if new is None:
+        return FilesOutcome([], skipped, results, 1)
+    outputs = []
+    pos = 0
+    for source, form, stream in streams:
+        n = len(stream.bodies)
+        outputs.append((source.path, form.restore(stream.join(new[pos:pos + n]))))
+        pos += n
+    return FilesOutcome(outputs, skipped, results, 0)
+
+
+def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:
+    """Several files as one stream: a ``---`` between files where one is not there already."""
+    out = b""
+    for _, text in outputs:
+        if out:
+            if not out.endswith(b"\n"):
+                out += b"\n"
+            if not text.startswith(b"---"):
+                out += b"---\n"
+        out += text
+    return out

@@ -1,0 +1,265 @@
+"""Plain multi-document YAML streams (Helm, kustomize exec plugins, files) through the function.
+
+Why a wrapper and not a second engine: every plain-stream mode puts its documents into one
+ResourceList, runs :func:`krmfn.function.run_resource_list` on it, and takes the items back
+out, so these modes behave exactly as the KRM function does.
+
+Why split by lines and not by parsing: the core returns an untouched item byte for byte, so a
+document that the function does not change comes back byte for byte too, comments and all;
+comments and separators *between* documents (Helm's ``# Source:`` lines) are kept outside the
+items and survive even for documents the function edits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+
+import ryml
+
+from . import chunks
+from .envelope import FunctionError, Result
+from .function import Outcome, run_resource_list
+from .limits import Limits, check_input
+from .yamldoc import Doc
+
+# A document separator or end marker, with nothing but an optional comment after it.
+_MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
+# A separator followed by content on the same line (``--- !tag``, ``--- {a: 1}``).
+_INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
+# How the core names items in messages: "item 3", and "items 3 and 5" for a duplicate.
+_ITEM_REF = re.compile(r"\bitems? (\d+)(?: and (\d+))?\b")
+_BOM = b"\xef\xbb\xbf"
+
+
+def _is_gap_line(line: bytes) -> bool:
+    """A line that is never part of a document's content: blank, a comment, a marker, a directive."""
+    bare = line.rstrip(b"\r\n")
+    stripped = bare.lstrip(b" \t")
+    return (not stripped or stripped.startswith(b"#") or bool(_MARKER.fullmatch(bare))
+            or bare.startswith(b"%"))
+
+
+@dataclass
+class Stream:
+    """A YAML stream as ``gaps[0] body[0] gaps[1] body[1] ... gaps[n]``.
+
+    ``gaps`` hold separators, directives, comments and blank lines between documents;
+    ``bodies`` the documents' own text. ``"".join`` of the two, interleaved, is the input.
+    """
+
+    gaps: list[bytes]
+    bodies: list[bytes]
+
+    def join(self, bodies: list[bytes] | None = None) -> bytes:
+        bodies = self.bodies if bodies is None else bodies
+        out = [self.gaps[0]]
+        for i, body in enumerate(bodies):
+            gap = self.gaps[i]
+            if body != self.bodies[i] and _INLINE_START.search(gap.rsplit(b"\n", 1)[-1]):
+                # ``--- {a: 1}`` edited: the new body starts on a line of its own.
+                out[-1] = out[-1].rstrip(b" \t") + b"\n"
+            out += [body, self.gaps[i + 1]]
+        return b"".join(out)
+
+
+def split(data: bytes) -> Stream:
+    """Cut a stream into gaps and document bodies, by lines.
+
+    A document's trailing comments at column 0 (and what follows them) go into the next gap;
+    trailing blank lines before them stay in the body (a ``|+`` block scalar keeps them).
+    """
+    lines = data.splitlines(keepends=True)
+    gaps: list[bytes] = []
+    bodies: list[bytes] = []
+    gap: list[bytes] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        inline = _INLINE_START.match(line)
+        if inline:  # content after "--- " on the marker line: the body starts there
+            gap.append(line[:inline.end()])
+            lines[i] = line[inline.end():]
+        elif _is_gap_line(line):
+            gap.append(line)
+            i += 1
+            continue
+        # A body: up to the next column-0 separator (or end marker).
+        j = i + 1
+        while j < len(lines) and not _starts_document(lines[j]):
+            j += 1
+        body = lines[i:j]
+        end = len(body)
+        while end > 1 and _is_gap_line(body[end - 1]):
+            end -= 1
+        # Of the trailing gap lines, comments at column 0 (and everything after the first one)
+        # leave the body; blank lines before the first such comment stay in it.
+        cut = len(body)
+        for k in range(end, len(body)):
+            if body[k].startswith(b"#"):
+                cut = k
+                break
+        gaps.append(b"".join(gap))
+        bodies.append(b"".join(body[:cut]))
+        gap = list(body[cut:])
+        i = j
+    gaps.append(b"".join(gap))
+    return Stream(gaps, bodies)
+
+
+def _starts_document(line: bytes) -> bool:
+    return line.startswith((b"---", b"...")) and (bool(_MARKER.fullmatch(line.rstrip(b"\r\n")))
+                                                   or bool(_INLINE_START.match(line)))
+
+
+def wrap_item(body: bytes) -> bytes:
+    """A document's text as a ResourceList item: ``- `` before its first line, two spaces before
+    every other non-empty line, so that its meaning (block scalars included) is unchanged."""
+    lines = body.splitlines(keepends=True)
+    if not lines:
+        return b""
+    out = [b"- " + lines[0]]
+    out += [b"  " + line if line not in (b"\n", b"\r\n") else line for line in lines[1:]]
+    text = b"".join(out)
+    return text if text.endswith(b"\n") else text + b"\n"
+
+
+def unwrap_item(item: bytes, indent: int) -> bytes:
+    """The inverse of :func:`wrap_item`, for an item whose ``- `` is at column ``indent``."""
+    lines = item.splitlines(keepends=True)
+    width = indent + 2
+    pad = b" " * width
+    out = [lines[0][width:]]
+    for line in lines[1:]:
+        if line.startswith(pad):
+            out.append(line[width:])
+        elif not line.strip():
+            out.append(line.lstrip(b" \t"))  # a blank line inside the item
+        else:
+            out.append(line)
+    return b"".join(out)
+
+
+def resource_list(items: list[bytes], function_config: dict[str, object] | None) -> bytes:
+    """A block-style ResourceList around ``items``; the config as one JSON line (JSON is YAML)."""
+    out = [b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"]
+    if function_config is not None:
+        out.append(b"functionConfig: " + json.dumps(function_config, ensure_ascii=True).encode() + b"\n")
+    out.append(b"items:\n" if items else b"items: []\n")
+    out += items
+    return b"".join(out)
+
+
+@dataclass
+class StreamOutcome:
+    """What a stream run prints: the transformed stream, the results, the exit code."""
+
+    stdout: bytes
+    results: list[Result]
+    exit_code: int
+
+
+def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
+                  where: list[str] | None = None) -> tuple[list[bytes] | None, list[Result]]:
+    """Run the function over documents: their new text (None after an error), and the results.
+
+    ``where`` names each document in messages (default: ``document N``).
+    """
+    wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
+    # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
+    outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
+                                                                                      len(wrapped))))
+    names = where or [f"document {i + 1}" for i in range(len(bodies))]
+    results = [_locate(r, names) for r in outcome.results]
+    if outcome.exit_code != 0:
+        return None, results
+    new = _documents(outcome.stdout, bodies, wrapped)
+    if len(new) != len(bodies):
+        return None, results + [Result(f"the function returned {len(new)} items for {len(bodies)} documents "
+                                       "(please report this)", "error")]
+    return new, results
+
+
+def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes]:
+    """Each output item as a document; a document the function left alone comes back as it was."""
+    layout = chunks.split(output)
+    if layout is not None:
+        return [body if layout.indent == 0 and item == wrap_item(body) else unwrap_item(item, layout.indent)
+                for item, body in zip(layout.items, bodies)]
+    # Text the splitter refuses (tabs, for one): the core re-emitted every item. Compare each with
+    # the input's item emitted the same way, to tell the untouched documents from the changed ones.
+    out, before = _emitted_items(output), _emitted_items(wrapped)
+    return [body if new == old else new for new, old, body in zip(out, before, bodies)] + out[len(bodies):]
+
+
+def _emitted_items(text: bytes) -> list[bytes]:
+    doc = Doc.parse(text)
+    node = doc.get(doc.documents()[0], "items")
+    if node is None or not doc.is_seq(node):
+        return []
+    return [ryml.emit_yaml(doc.tree, child).encode() for child in doc.children(node)]
+
+
+def _locate(result: Result, names: list[str]) -> Result:
+    """Messages name items by their position in the ResourceList; name the documents instead."""
+    def name(n: str) -> str:
+        return names[int(n)] if int(n) < len(names) else f"item {n}"
+
+    def documents(m: re.Match[str]) -> str:
+        return name(m.group(1)) + (f" and {name(m.group(2))}" if m.group(2) else "")
+
+    message = _ITEM_REF.sub(documents, result.message)
+    return result if message == result.message else replace(result, message=message)
+
+
+def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits()) -> StreamOutcome:
+    """A multi-document stream in, the same stream with the function applied out."""
+    problem = check_text(data, limits)
+    if problem is not None:
+        return StreamOutcome(b"", [problem], 1)
+    form = TextForm.of(data)
+    stream = split(form.plain(data))
+    bodies, results = run_documents(stream.bodies, function_config, limits)
+    if bodies is None:
+        return StreamOutcome(b"", results, 1)
+    return StreamOutcome(form.restore(stream.join(bodies)), results, 0)
+
+
+@dataclass(frozen=True)
+class TextForm:
+    """A byte-order mark and CRLF line ends, taken off before the run and put back after, so that
+    a Windows-edited file comes back in its own form (YAML reads both forms the same)."""
+
+    bom: bool
+    crlf: bool
+
+    @classmethod
+    def of(cls, data: bytes) -> TextForm:
+        lf = data.count(b"\n")
+        return cls(data.startswith(_BOM), lf > 0 and data.count(b"\r\n") == lf)
+
+    def plain(self, data: bytes) -> bytes:
+        data = data[len(_BOM):] if self.bom else data
+        return data.replace(b"\r\n", b"\n") if self.crlf else data
+
+    def restore(self, data: bytes) -> bytes:
+        data = data.replace(b"\n", b"\r\n") if self.crlf else data
+        return _BOM + data if self.bom else data
+
+
+def check_text(data: bytes, limits: Limits) -> Result | None:
+    """The input limits and UTF-8, checked on the input as given, so that a message's line and
+    column are the user's (the core checks the wrapped text again)."""
+    try:
+        check_input(data, limits)
+    except FunctionError as exc:
+        return exc.results[0]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - data.rfind(b"\n", 0, exc.start)
+        return Result(f"the input is not UTF-8: line {line}, column {col} holds the byte 0x{data[exc.start]:02x}; "
+                      "save it as UTF-8 (krmfn reads UTF-8 only)", "error")
+    return None

@@ -1,0 +1,492 @@
+"""The command line: every mode and option, and the pure parts behind the plain-stream modes.
+
+The stream modes wrap documents into a ResourceList and run the same function, so the tests
+compare them with the ResourceList mode; they also check that what the function does not change
+comes back byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from krmfn import __version__, files, options, plugin, stream
+from krmfn.config import parse_fields, read_config
+from krmfn.function import run_resource_list
+from krmfn.limits import Limits
+from krmfn.yamldoc import Doc
+
+REPO = Path(__file__).resolve().parent.parent
+QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
+
+CONFIGMAP = textwrap.dedent("""\
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: app-config
+      annotations:
+        krmfn.dev/content-hash: "true"   # opt in
+    data:
+      LOG_LEVEL: 'info'
+      app.yaml: |
+        port: 8080
+    """)
+DEPLOYMENT = textwrap.dedent("""\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: app   # odd spacing, kept
+    spec:
+      template:
+        spec:
+          containers:
+            - name: app
+              image: "app:1.0"
+              envFrom:
+                - configMapRef:
+                    name: app-config
+    """)
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata:\n  name: app\nspec:\n  ports: [{port: 80}]  # flow\n"
+STREAM = f"---\n# Source: a/configmap.yaml\n{CONFIGMAP}---\n# Source: a/deployment.yaml\n{DEPLOYMENT}---\n{SERVICE}"
+
+
+def cli(args: list[str], stdin: str | bytes = b"", cwd: Path | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``krmfn ARGS`` as a user runs it, from this work tree."""
+    full = {**os.environ, **(env or {})}
+    full["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([sys.executable, "-m", "krmfn", *args], input=data, capture_output=True,
+                          cwd=cwd, env=full, timeout=120, check=False)
+
+
+def out(done: subprocess.CompletedProcess[bytes]) -> str:
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode()
+
+
+def one_sentence(done: subprocess.CompletedProcess[bytes], code: int = 2) -> str:
+    """An error: the exit code, nothing on stdout, one line on stderr."""
+    assert done.returncode == code, done.stderr.decode()
+    assert done.stdout == b""
+    err = done.stderr.decode()
+    assert err.count("\n") == 1 and err.startswith("krmfn: "), err
+    return err
+
+
+# --- splitting and wrapping streams -----------------------------------------------------------
+
+def test_split_keeps_every_byte() -> None:
+    s = stream.split(STREAM.encode())
+    assert s.join() == STREAM.encode()
+    assert len(s.bodies) == 3
+    assert s.gaps[0] == b"---\n# Source: a/configmap.yaml\n"
+    assert s.bodies[2] == SERVICE.encode()
+
+
+def test_split_edges() -> None:
+    text = (b"%YAML 1.2\n---\n# only a comment\n---\na: 1\n...\n--- {b: 2}\n---   \n"
+            b"c: |+\n  x\n\n# trailing, at column 0\n\n---\n")
+    s = stream.split(text)
+    assert s.join() == text
+    assert s.bodies == [b"a: 1\n", b"{b: 2}\n", b"c: |+\n  x\n\n"]
+    assert s.gaps[-1] == b"# trailing, at column 0\n\n---\n"
+    assert stream.split(b"").bodies == [] and stream.split(b"").join() == b""
+
+
+lines = st.sampled_from(["---", "--- # c", "...", "# comment", "", "  ", "a: 1", "b:", "  - x", "  c: |",
+                         "    text", "--- {a: 1}", "%YAML 1.2", "d: 'q'  # end", "\t- t"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lines, max_size=12), st.booleans())
+def test_split_round_trips(chosen: list[str], final_newline: bool) -> None:
+    text = "\n".join(chosen) + ("\n" if final_newline and chosen else "")
+    s = stream.split(text.encode())
+    assert s.join() == text.encode()
+    for body in s.bodies:
+        assert stream.unwrap_item(stream.wrap_item(body), 0) == body if body.endswith(b"\n") else True
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=" ab:-#|\n\t'\"", max_size=80))
+def test_wrap_unwrap_round_trips(text: str) -> None:
+    body = text.encode() if text.endswith("\n") else text.encode() + b"\n"
+    assert stream.unwrap_item(stream.wrap_item(body), 0) == body
+
+
+def test_wrap_keeps_block_scalars() -> None:
+    body = b"data:\n  k: |+\n    line\n\n      deeper\n     \n"
+    rl = stream.resource_list([stream.wrap_item(body)], None)
+    doc = Doc.parse(rl)
+    items = doc.get(doc.documents()[0], "items")
+    [item] = list(doc.children(items))
+    assert doc.str(doc.path(item, "data", "k")) == "line\n\n  deeper\n \n"
+
+
+# --- the stream modes behave as the ResourceList mode -----------------------------------------
+
+def test_stream_equals_resource_list_mode() -> None:
+    """The quickstart's items as a plain stream: the same objects come out as from the ResourceList."""
+    rl = yaml.safe_load(QUICKSTART.read_text())
+    as_stream = "---\n".join(yaml.safe_dump(i, sort_keys=False) for i in rl["items"])
+    by_stream = stream.run_stream(as_stream.encode(), None)
+    by_rl = run_resource_list(QUICKSTART.read_bytes())
+    assert by_stream.exit_code == by_rl.exit_code == 0
+    assert list(yaml.safe_load_all(by_stream.stdout)) == yaml.safe_load(by_rl.text)["items"]
+    assert [r.message for r in by_stream.results] == [r.message for r in by_rl.results]
+
+
+def test_stream_keeps_untouched_bytes_and_comments_between_documents() -> None:
+    done = stream.run_stream(STREAM.encode(), None)
+    assert done.exit_code == 0
+    text = done.stdout.decode()
+    assert text.count("# Source: a/") == 2
+    assert text.endswith(SERVICE)  # untouched: byte for byte, flow style and comment too
+    new_name = next(line.split()[-1] for line in text.splitlines() if "name: app-config-" in line)
+    assert DEPLOYMENT.replace("name: app-config\n", f"name: {new_name}\n") in text  # spliced in place
+    assert stream.run_stream(done.stdout, None).stdout == done.stdout  # a fixed point
+
+
+def test_stream_windows_line_ends_and_bom() -> None:
+    crlf = b"\xef\xbb\xbf" + STREAM.replace("\n", "\r\n").encode()
+    done = stream.run_stream(crlf, None)
+    assert done.exit_code == 0
+    assert done.stdout.startswith(b"\xef\xbb\xbf---\r\n")
+    assert b"\n" not in done.stdout.replace(b"\r\n", b"")
+    assert done.stdout.replace(b"\r\n", b"\n")[3:] == stream.run_stream(STREAM.encode(), None).stdout
+
+
+def test_stream_with_tabs_still_keeps_untouched_documents() -> None:
+    tabbed = CONFIGMAP.replace("LOG_LEVEL: 'info'", 'LOG_LEVEL: "a\tb"')
+    text = f"{tabbed}---\n{SERVICE}"
+    done = stream.run_stream(text.encode(), None)
+    assert done.exit_code == 0
+    assert done.stdout.decode().endswith(SERVICE)
+    assert yaml.safe_load(done.stdout.decode().split("---\n")[0])["data"]["LOG_LEVEL"] == "a\tb"
+
+
+def test_stream_empty_and_comment_only() -> None:
+    assert stream.run_stream(b"", None).stdout == b""
+    text = b"# nothing here\n---\n# Source: x.yaml\n"
+    assert stream.run_stream(text, None).stdout == text
+
+
+def test_stream_error_names_the_document() -> None:
+    done = stream.run_stream(f"{SERVICE}---\napiVersion: v1\nkind: ConfigMap\n".encode(), None)
+    assert done.exit_code == 1 and done.stdout == b""
+    assert [r.message for r in done.results if r.severity == "error"] == ["document 2 (ConfigMap) has no metadata map"]
+
+
+def test_stream_limits_apply_to_the_input_as_given() -> None:
+    done = stream.run_stream(STREAM.encode(), None, Limits(max_input_bytes=100))
+    assert done.exit_code == 1 and "--max-input-size" in done.results[0].message
+    exact = Limits(max_input_bytes=len(STREAM), max_nodes=10_000)
+    ok = stream.run_stream(STREAM.encode(), None, exact)  # the wrapper's own bytes do not count
+    assert ok.exit_code == 0
+
+
+def test_stream_rejects_bytes_that_are_not_utf8() -> None:
+    done = stream.run_stream(b"a: 1\nb: \xff\n", None)
+    assert done.exit_code == 1 and "line 2, column 4 holds the byte 0xff" in done.results[0].message
+
+
+# --- options: flags and files build the same Config as functionConfig ---------------------------
+
+FLAG_CASES = [
+    (options.Flags(select="all"), "select: all"),
+    (options.Flags(names=["a", "b"]), "names: [a, b]"),
+    (options.Flags(selector="tier in (web,api),!legacy"), "selector: 'tier in (web,api),!legacy'"),
+    (options.Flags(algorithm="sha256"), "algorithm: sha256"),
+    (options.Flags(retention=["flux", "argocd"]), "retention: [flux, argocd]"),
+    (options.Flags(suffix_jobs=True), "suffixJobs: true"),
+    (options.Flags(field_specs=[{"kind": "Rollout", "group": "argoproj.io",
+                                 "path": "spec/template/spec/volumes/configMap/name"}]),
+     "fieldSpecs: [{kind: Rollout, group: argoproj.io, path: spec/template/spec/volumes/configMap/name}]"),
+]
+
+
+@pytest.mark.parametrize("flags,typed", FLAG_CASES, ids=[t.split(":")[0] for _, t in FLAG_CASES])
+def test_flags_build_the_config_function_config_builds(flags: options.Flags, typed: str) -> None:
+    doc = Doc.parse(f"apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {{name: c}}\n{typed}\n".encode())
+    assert parse_fields(flags.fields(), None) == read_config(doc, doc.documents()[0])
+    fc = options.function_config("c", flags.fields())
+    assert fc["kind"] == "ContentHash" and fc["apiVersion"] == "fn.krmfn.dev/v1alpha1"
+
+
+def test_bad_flag_values_are_one_sentence() -> None:
+    with pytest.raises(options.OptionError, match="'retention' has unknown target 'nope'"):
+        options.function_config("c", options.Flags(retention=["nope"]).fields())
+
+
+@pytest.mark.parametrize("text,size", [("1048576", 1 << 20), ("64K", 64 << 10), ("256M", 256 << 20),
+                                       ("1G", 1 << 30), ("2Gi", 2 << 30), ("512MB", 512 << 20), (" 8k ", 8 << 10)])
+def test_parse_size(text: str, size: int) -> None:
+    assert options.parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "0", "1T", "-1", "1.5G", "M", "ten"])
+def test_parse_size_refuses(text: str) -> None:
+    with pytest.raises(options.OptionError, match="is not a size"):
+        options.parse_size(text)
+
+
+def test_read_config_forms() -> None:
+    typed = b"apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: x}\nselect: all\n" \
+            b"argsOneLiner: --retention flux\n"
+    assert options.read_config(typed, "f") == ("x", {"select": "all"})  # kustomize's own fields dropped
+    cm = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: {select: all, retention: 'flux,kpt'}\n"
+    assert options.read_config(cm, "f") == ("y", {"select": "all", "retention": "flux,kpt"})
+    with pytest.raises(options.OptionError, match="expected kind ContentHash"):
+        options.read_config(b"apiVersion: v1\nkind: Secret\n", "f")
+    with pytest.raises(options.OptionError, match="not valid YAML"):
+        options.read_config(b"a: [\n", "f")
+
+
+def test_read_field_specs_forms() -> None:
+    spec = {"kind": "Rollout", "group": "argoproj.io", "path": "spec/template/spec/volumes/configMap/name"}
+    as_list = yaml.safe_dump([spec]).encode()
+    assert options.read_field_specs(as_list, "f") == [spec]
+    assert options.read_field_specs(yaml.safe_dump({"fieldSpecs": [spec]}).encode(), "f") == [spec]
+    name_reference = {"nameReference": [{"kind": "Secret", "fieldSpecs": [{"kind": "X", "path": "a"}]},
+                                        {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [spec]}]}
+    assert options.read_field_specs(yaml.safe_dump(name_reference).encode(), "f") == [spec]
+    with pytest.raises(options.OptionError, match="not a list of field specs"):
+        options.read_field_specs(b"a: 1\n", "f")
+
+
+def test_environment_names() -> None:
+    env = {"KRMFN_SELECT": "all", "KRMFN_NAMES": "", "KRMFN_RETENTION": "helm", "OTHER": "x"}
+    assert options.from_environment(env) == {"select": "all", "retention": "helm"}
+
+
+# --- files and directories ----------------------------------------------------------------------
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "configmap.yaml").write_text(CONFIGMAP)
+    (tmp_path / "app" / "workloads.yml").write_text(f"# workloads\n{DEPLOYMENT}---\n{SERVICE}")
+    (tmp_path / "app" / "kustomization.yaml").write_text("resources: [configmap.yaml]\n")
+    (tmp_path / "app" / "values.yaml").write_text("replicas: 2\n")  # not Kubernetes objects
+    (tmp_path / "app" / "notes.txt").write_text("not yaml\n")
+    (tmp_path / "app" / ".hidden").mkdir()
+    (tmp_path / "app" / ".hidden" / "x.yaml").write_text("broken: [\n")
+    return tmp_path / "app"
+
+
+def test_find_walks_directories(tree: Path) -> None:
+    found = files.find([str(tree)])
+    assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"]
+    assert files.find([str(tree / "values.yaml"), str(tree)])[0] == (str(tree / "values.yaml"), True)
+    with pytest.raises(files.FilesError, match="does not exist"):
+        files.find([str(tree / "missing.yaml")])
+
+
+def test_directory_to_stdout(tree: Path) -> None:
+    text = out(cli([str(tree)]))
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    assert [d["kind"] for d in docs] == ["ConfigMap", "Deployment", "Service"]  # values.yaml left out
+    name = docs[0]["metadata"]["name"]
+    assert name.startswith("app-config-")
+    assert docs[1]["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == name
+    assert (tree / "configmap.yaml").read_text() == CONFIGMAP  # nothing written
+
+
+def test_in_place_writes_only_what_changes(tree: Path) -> None:
+    (tree / "workloads.yml").chmod(0o640)
+    service = tree / "service.yaml"
+    service.write_text(SERVICE)
+    before = service.stat().st_mtime_ns
+    done = cli(["--in-place", "--verbose", str(tree)])
+    assert done.returncode == 0 and done.stdout == b""
+    assert "wrote" in done.stderr.decode() and "skipped" in done.stderr.decode()
+    assert service.stat().st_mtime_ns == before and service.read_text() == SERVICE
+    assert stat.S_IMODE((tree / "workloads.yml").stat().st_mode) == 0o640
+    written = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    assert written["workloads.yml"].startswith("# workloads\n")
+    assert written["workloads.yml"].endswith(SERVICE)
+    assert "immutable: true" in written["configmap.yaml"]
+    again = cli(["--in-place", str(tree)])
+    assert again.returncode == 0
+    assert {p.name: p.read_text() for p in tree.iterdir() if p.is_file()} == written  # idempotent
+    assert not [p for p in tree.iterdir() if p.name.endswith(".krmfn")]
+
+
+def test_in_place_writes_nothing_on_error(tree: Path) -> None:
+    (tree / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [\n")
+    before = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    err = one_sentence(cli(["--in-place", str(tree)]), 1)
+    assert "broken.yaml" in err
+    assert {p.name: p.read_text() for p in tree.iterdir() if p.is_file()} == before
+
+
+def test_file_is_the_stream_mode(tmp_path: Path) -> None:
+    path = tmp_path / "all.yaml"
+    path.write_text(STREAM)
+    assert out(cli([str(path)])) == out(cli(["--stream"], STREAM))
+
+
+def test_explicit_file_that_is_not_objects_is_an_error(tree: Path) -> None:
+    err = one_sentence(cli([str(tree / "values.yaml")]), 1)
+    assert "document 1 of" in err and "values.yaml" in err
+
+
+def test_path_errors(tmp_path: Path) -> None:
+    assert "does not exist" in one_sentence(cli([str(tmp_path / "nope.yaml")]))
+    (tmp_path / "empty").mkdir()
+    assert "no *.yaml or *.yml files" in one_sentence(cli([str(tmp_path / "empty")]))
+
+
+def test_field_specs_flag(tmp_path: Path) -> None:
+    widget = ("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: app\nspec:\n"
+              "  settingsFrom: app-config\n")
+    specs = tmp_path / "specs.yaml"
+    specs.write_text("- kind: Widget\n  group: example.com\n  path: spec/settingsFrom\n")
+    text = out(cli(["--stream", "--field-specs", str(specs)], f"{CONFIGMAP}---\n{widget}"))
+    assert "settingsFrom: app-config-" in text
+    plain = out(cli(["--stream"], f"{CONFIGMAP}---\n{widget}"))
+    assert "settingsFrom: app-config\n" in plain
+
+
+def test_config_file_and_flags(tmp_path: Path) -> None:
+    config = tmp_path / "fn.yaml"
+    config.write_text("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata:\n  name: fn\n"
+                      "select: all\nretention: [flux]\n")
+    plain_cm = CONFIGMAP.replace('krmfn.dev/content-hash: "true"   # opt in', "x: y")
+    text = out(cli(["--stream", "--config", str(config)], plain_cm))
+    assert "kustomize.toolkit.fluxcd.io/prune: disabled" in text and "name: app-config-" in text
+    text = out(cli(["--stream", "--config", str(config), "--select", "annotated"], plain_cm))
+    assert text == plain_cm  # the flag wins over the file
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def test_help_documents_every_mode_and_option() -> None:
+    text = out(cli(["--help"]))
+    for word in ("FILE|DIR", "--stream", "--in-place", "helm", "plugin CONFIG", "install-kustomize-plugin",
+                 "install-helm-plugin", "krmfn gc", "--select", "--names", "--selector", "--algorithm",
+                 "--retention", "--suffix-jobs", "--field-specs", "--config", "--max-input-size", "--version",
+                 "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_MAX_INPUT_SIZE", "exit status"):
+        assert word in text, word
+    for mode in ("helm", "plugin", "install-kustomize-plugin", "install-helm-plugin", "gc"):
+        assert cli([mode, "--help"]).returncode == 0, mode
+
+
+def test_version() -> None:
+    assert out(cli(["--version"])) == f"krmfn {__version__}\n"
+
+
+def test_resource_list_mode_is_unchanged() -> None:
+    done = cli([], QUICKSTART.read_bytes())
+    assert done.returncode == 0
+    assert done.stdout == run_resource_list(QUICKSTART.read_bytes()).stdout
+    assert done.stderr == b""
+
+
+def test_resource_list_max_input_size() -> None:
+    done = cli(["--max-input-size", "200"], QUICKSTART.read_bytes())
+    assert done.returncode == 1 and done.stdout == b""
+    assert "--max-input-size" in done.stderr.decode()
+    assert cli(["--max-input-size", "1M"], QUICKSTART.read_bytes()).returncode == 0
+
+
+def test_resource_list_mode_takes_no_option_flags() -> None:
+    err = one_sentence(cli(["--select", "all"], QUICKSTART.read_bytes()))
+    assert "functionConfig" in err
+
+
+def test_argument_errors_are_one_sentence() -> None:
+    assert "invalid choice" in one_sentence(cli(["--stream", "--select", "some"], STREAM))
+    assert "is not a size" in one_sentence(cli(["--max-input-size", "lots"]))
+    assert "unknown target" in one_sentence(cli(["--stream", "--retention", "nope"], STREAM))
+    assert "cannot read config file" in one_sentence(cli(["--stream", "--config", "/nonexistent"], STREAM))
+
+
+def test_function_errors_exit_1_with_nothing_on_stdout() -> None:
+    bad = CONFIGMAP.replace('"true"   # opt in', '"maybe"')
+    err = one_sentence(cli(["--stream"], bad), 1)
+    assert "use \"true\" or \"false\"" in err
+
+
+def test_warnings_always_infos_with_verbose() -> None:
+    lonely = CONFIGMAP
+    done = cli(["--stream"], lonely)
+    assert done.returncode == 0 and b"warning:" in done.stderr and b"info:" not in done.stderr
+    done = cli(["--stream", "-v"], STREAM)
+    assert b"info: ConfigMap/app-config-" in done.stderr
+
+
+def test_helm_mode_reads_the_environment() -> None:
+    text = out(cli(["helm"], STREAM, env={"KRMFN_RETENTION": "helm", "KRMFN_SUFFIX_JOBS": "false"}))
+    assert "helm.sh/resource-policy: keep" in text
+    assert "KRMFN_SUFFIX_JOBS" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_SUFFIX_JOBS": "yes!"}))
+    assert "is not a size" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_MAX_INPUT_SIZE": "big"}))
+    assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
+
+
+def test_plugin_mode(tmp_path: Path) -> None:
+    config = tmp_path / "kust-plugin-config-1"
+    config.write_text("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata:\n  name: c\n"
+                      "retention: [flux]\nargsOneLiner: --algorithm sha256\n")
+    text = out(cli(["plugin", str(config), "--algorithm", "sha256"], STREAM))
+    assert "kustomize.toolkit.fluxcd.io/prune: disabled" in text
+    name = next(line.split()[-1] for line in text.splitlines() if "name: app-config-" in line)
+    assert len(name) == len("app-config-") + 16
+    assert "CONFIG" in one_sentence(cli(["plugin"], STREAM))
+
+
+def test_install_commands(tmp_path: Path) -> None:
+    done = cli(["install-kustomize-plugin"], env={"KUSTOMIZE_PLUGIN_HOME": str(tmp_path / "k")})
+    script = tmp_path / "k" / "fn.krmfn.dev" / "v1alpha1" / "contenthash" / "ContentHash"
+    assert out(done) == f"{script}\n"
+    assert os.access(script, os.X_OK)
+    written = out(cli(["install-helm-plugin", str(tmp_path / "h")])).split()
+    assert written == [str(tmp_path / "h" / "plugin.yaml"), str(tmp_path / "h" / "krmfn-post-renderer")]
+    manifest = yaml.safe_load((tmp_path / "h" / "plugin.yaml").read_text())
+    assert manifest["type"] == "postrenderer/v1" and manifest["name"] == "krmfn"
+    assert manifest["runtimeConfig"]["platformCommand"][0]["command"] == "${HELM_PLUGIN_DIR}/krmfn-post-renderer"
+    # The script runs this krmfn: a post-renderer run through it.
+    ran = subprocess.run([str(tmp_path / "h" / "krmfn-post-renderer")], input=STREAM.encode(), capture_output=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120, check=False)
+    assert ran.returncode == 0 and ran.stdout == stream.run_stream(STREAM.encode(), None).stdout
+
+
+def test_plugin_scripts_quote_their_command() -> None:
+    [f] = plugin.kustomize_plugin(["/opt/my python/bin/python3", "-m", "krmfn"])
+    assert f.path == "fn.krmfn.dev/v1alpha1/contenthash/ContentHash" and f.executable
+    assert "exec '/opt/my python/bin/python3' -m krmfn plugin \"$@\"" in f.text
+
+
+def test_gc_dispatch_is_unchanged() -> None:
+    done = cli(["gc", "--help"])
+    assert done.returncode == 0 and b"usage: krmfn gc" in done.stdout
+
+
+def test_mode_combinations_that_mean_nothing() -> None:
+    assert "either FILE|DIR arguments or --stream" in one_sentence(cli(["--stream", "x.yaml"]))
+    assert "--in-place writes files back" in one_sentence(cli(["--in-place", "--stream"], STREAM))
+
+
+def test_messages_name_documents_and_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(CONFIGMAP)
+    (tmp_path / "b.yaml").write_text(f"{SERVICE}---\n{CONFIGMAP}")
+    err = one_sentence(cli([str(tmp_path)]), 1)
+    assert f"(document 1 of {tmp_path / 'a.yaml'} and document 2 of {tmp_path / 'b.yaml'})" in err
+
+
+def test_suffix_jobs_flag() -> None:
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\nspec:\n  template:\n    spec:\n"
+           "      containers:\n      - name: m\n        envFrom:\n        - configMapRef: {name: app-config}\n")
+    renamed = out(cli(["--stream", "--suffix-jobs"], f"{CONFIGMAP}---\n{job}"))
+    assert "name: migrate-" in renamed
+    assert "name: migrate\n" in out(cli(["--stream", "--no-suffix-jobs"], f"{CONFIGMAP}---\n{job}"))

