@@ -7,6 +7,7 @@ import textwrap
 import pytest
 import yaml
 
+from containers import docker, image  # noqa: F401  (session fixtures: one image build per run)
 from krmfn.cli import Outcome, run_resource_list
 
 

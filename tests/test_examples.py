@@ -1,7 +1,7 @@
 """Every example has a test that runs it under the tool it names; the container image runs the
 kpt and kustomize examples and gives what the exec runs give; the catalog metadata holds.
 
-The Docker fixtures come from test_container.py (the image is built once per module that uses them).
+The Docker fixtures come from conftest.py (the image is built once per run).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from test_container import docker, image  # noqa: F401  (fixtures)
 from test_kpt import kpt_args, run_example
 from tooling import EXAMPLES, REPO, need, run
 
