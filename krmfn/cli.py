@@ -15,21 +15,24 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from . import __version__, plugin
+from . import __version__
 from .envelope import Result
-from .files import FilesError, Source, concatenate, find, run_files
 from .function import Outcome, run_resource_list
 from .hashing import ALGORITHMS
 from .limits import Limits
 from .options import Flags, OptionError, from_environment, function_config, parse_size, read_config, read_field_specs
 from .retention import RETENTION
-from .stream import run_stream
 from .yamldoc import quiet_stderr
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from . import plugin
+# The other modes' modules (files, stream, plugin) are imported where used: the function mode,
+# run once per render by kpt and kustomize, starts without them.
 
 __all__ = ["Outcome", "main", "run_resource_list"]
 
@@ -137,6 +140,8 @@ def _mode_parser(mode: str, usage: str, description: str) -> argparse.ArgumentPa
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if not argv:  # the function mode, as orchestrators call it: no parser to build
+        return _resource_list(Limits(), debug=False)
     if argv[:1] == ["gc"]:
         from .gc_cli import main as gc_main  # a separate pass, never part of a render
 
@@ -190,6 +195,8 @@ def _usage(message: str) -> int:
 
 def _guard(debug: bool, run: Callable[[], int]) -> int:
     """Option and file errors as one sentence (exit 2); bugs as one sentence too (exit 2)."""
+    from .files import FilesError
+
     try:
         return run()
     except (OptionError, FilesError) as exc:
@@ -204,6 +211,8 @@ def _guard(debug: bool, run: Callable[[], int]) -> int:
 
 
 def _read(path: str, what: str) -> bytes:
+    from pathlib import Path
+
     try:
         return Path(path).read_bytes()
     except OSError as exc:
@@ -240,6 +249,8 @@ def _report(results: list[Result], verbose: bool) -> None:
 
 
 def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
+    from .stream import run_stream
+
     if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
         raise OptionError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
@@ -256,6 +267,10 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
 
 
 def _files(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .files import FilesError, Source, concatenate, find, run_files
+
     fc = _function_config(args)
     sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
     if not sources:
@@ -282,6 +297,9 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _replace(path: Path, text: bytes) -> None:
+    import tempfile
+    from pathlib import Path
+
     """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
     mode = path.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
@@ -347,6 +365,10 @@ def _install(files: list[plugin.File], target: Path) -> int:
 
 
 def _install_kustomize(argv: list[str]) -> int:
+    from pathlib import Path
+
+    from . import plugin
+
     p = _Parser(prog="krmfn install-kustomize-plugin", description=(
         "Write kustomize's legacy exec plugin for kind ContentHash, a script that runs `krmfn plugin`, to "
         "DIR/fn.krmfn.dev/v1alpha1/contenthash/ContentHash; then use it with "
@@ -360,6 +382,10 @@ def _install_kustomize(argv: list[str]) -> int:
 
 
 def _install_helm(argv: list[str]) -> int:
+    from pathlib import Path
+
+    from . import plugin
+
     p = _Parser(prog="krmfn install-helm-plugin", description=(
         "Write a Helm post-renderer plugin to DIR: plugin.yaml (Helm 4: `helm plugin install DIR`, then "
         "`--post-renderer krmfn`) and the script krmfn-post-renderer (Helm 3: `--post-renderer "
