@@ -16,19 +16,28 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import hashing
 from .chunks import indent_item
 from .config import Config
 from .envelope import Resource, ResourceList, ResourceRef, Result, error, read_resource
-from .references import ReferenceTable, builtin_specs, find
-from .yamldoc import splice
+from .references import FieldSpec, ReferenceTable, find
+from .yamldoc import YamlError, splice
+
+if TYPE_CHECKING:
+    from .jobs import Rename
 from .retention import (FAMILY, KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, family_label, merge_annotation,
                         retention_annotations)
 
 MAX_NAME = 253
+# A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
 # Kinds without a namespace: their references may name a ConfigMap in any namespace.
 CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "Namespace"})
+# Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
+# for unplaced references (a CRD's schema can be megabytes of "configMapRef" properties).
+NOT_REFERRERS = frozenset({"ConfigMap", "Secret", "CustomResourceDefinition"})
 
 
 def same_namespace(a: str, b: str) -> bool:
@@ -53,6 +62,9 @@ class Reference:
     node: int
     name: str
     offset: int | None
+    namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
+    prefix: str = ""  # text before the name in the same scalar (``namespace/``)
+    unplaced: bool = False  # shaped like a reference in a kind the table does not know: warn only
 
 
 @dataclass
@@ -71,6 +83,7 @@ class Plan:
     hashed: dict[int, Hashed]  # by item index
     rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
     results: list[Result]
+    renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
 
 
 # --- pass 1: scan ---------------------------------------------------------------------------
@@ -91,8 +104,12 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             raise error(f"{key} has the key {k!r} twice", res.ref, path)
         value = doc.string(child)
         if value is None:
-            raise error(f"{path} is {doc.describe(doc.resolve(child))} that YAML reads as a non-string; "
-                        "quote it", res.ref, path)
+            target = doc.resolve(child)
+            text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)
+            what, fix = (("empty (null)", 'write "" for an empty value') if doc.is_null(target) else
+                         (f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")')
+                         if text is not None else (doc.describe(target), "write it as text (a | block)"))
+            raise error(f"{path} is {what}; ConfigMap values must be strings: {fix}", res.ref, path)
         if binary:
             try:
                 base64.b64decode("".join(value.split()), validate=True)
@@ -104,6 +121,12 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
 
 def _opted_in(res: Resource, original: str, config: Config) -> bool:
     value = res.annotations.get(OPT_IN)
+    if value is not None and res.source.count(OPT_IN.encode()) > 1:  # the cheap pre-check for a repeat
+        doc = res.tree
+        values = [doc.str(c) for k, c in doc.items(doc.get(res.metadata, "annotations")) if k == OPT_IN]
+        if len(set(values)) > 1:
+            raise error(f"annotation {OPT_IN} is set twice, to {' and '.join(repr(v) for v in values)}; keep one",
+                        res.ref, f"metadata.annotations[{OPT_IN}]")
     if value == "true":
         return True
     if value == "false":
@@ -126,11 +149,19 @@ def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
     out.configmaps.append(res)
     original = _original_name(res)
     if not _opted_in(res, original, config):
+        if original in config.names and res.annotations.get(OPT_IN) == "false":
+            out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
+                                      "function config's names", "info", res.ref))
         return
     if res.annotations.get(KUSTOMIZE_HASHES) == "enabled":
         out.results.append(Result("left alone: kustomize adds its own hash suffix to this ConfigMap "
                                   f"({KUSTOMIZE_HASHES})", "info", res.ref))
         return
+    if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
+        fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
+        raise error(f"{original!r} is not a valid ConfigMap name: Kubernetes allows lowercase letters, digits, "
+                    f"'-' and '.', starting and ending with a letter or digit; rename it, e.g. to {fixed!r}",
+                    res.ref, "metadata.name")
     doc = res.tree
     for key in ("annotations", "labels"):
         node = doc.get(res.metadata, key)
@@ -159,10 +190,27 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         if trie:
             doc = res.tree
             refs = []
-            for node in find(doc, res.node, trie):
+            attrs: dict[int, FieldSpec] = {}  # filled only by specs with conditions or namespaces
+            for node in find(doc, res.node, trie, attrs):
                 name = doc.string(node)
                 if name is not None:
                     refs.append(Reference(node, name, doc.offset(node)))
+            if attrs:  # rare: the name part of ``namespace/name``, a namespace named beside it
+                for ref in refs:
+                    spec = attrs.get(ref.node)
+                    if spec is not None:
+                        ref.name, ref.namespace, ref.prefix = spec.target(doc, ref.node, ref.name)
+            if refs:
+                out.references[index] = refs
+            if res.kind in table.notice_kinds:
+                out.results += [Result(message, "info", res.ref, path)
+                                for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
+        elif res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: the cheap pre-check
+            from . import unplaced  # imported by the runs that need it: startup counts for one item
+
+            doc = res.tree
+            refs = [Reference(node, doc.string(node) or "", None, unplaced=True)
+                    for node in unplaced.candidates(doc, res.node, res.metadata)]
             if refs:
                 out.references[index] = refs
         res.drop()
@@ -180,8 +228,12 @@ class _Index:
     hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
 
-    def candidates(self, name: str, referrer: Resource) -> list[tuple[Resource, Hashed | None]]:
+    def candidates(self, name: str, referrer: Resource,
+                   namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
+        """``namespace``: the one the reference names itself, else the referrer's rules apply."""
         def ok(r: Resource) -> bool:
+            if namespace is not None:
+                return same_namespace(r.namespace, namespace)
             return referrer.kind in CLUSTER_SCOPED or same_namespace(r.namespace, referrer.namespace)
 
         exact = [r for r in self.by_name.get(name, ()) if ok(r)]
@@ -229,10 +281,19 @@ def plan(scanned: Scanned, config: Config) -> Plan:
     index = _Index(by_name, by_original, hashed, re.compile(rf"^(.+)-{hashing.suffix_pattern(config.algorithm)}$"))
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
+    renames: dict[int, Rename] = {}
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
+        named: list[Hashed] = []  # the hashed ConfigMaps this item names
         for ref in refs:
-            candidates = index.candidates(ref.name, res)
+            if ref.unplaced:
+                target = next((h for _, h in index.candidates(ref.name, res) if h is not None), None)
+                if target is not None:
+                    from .unplaced import warning
+
+                    results.append(warning(res, ref.node, ref.name, target.new_name))
+                continue
+            candidates = index.candidates(ref.name, res, ref.namespace)
             if not candidates:
                 optional = " (optional)" if _optional(res, ref.node) else ""
                 results.append(Result(f"references ConfigMap {ref.name}{optional}, which is not in the input; "
@@ -247,8 +308,20 @@ def plan(scanned: Scanned, config: Config) -> Plan:
                 continue
             if ref.name != target.new_name:
                 rewrites.setdefault(item, []).append((ref, target))
-            if res.ref not in target.referrers:
-                target.referrers.append(res.ref)
+            named.append(target)
+        referrer = res.ref
+        if named and config.suffix_jobs:
+            from . import jobs  # only runs with suffixJobs import it
+
+            if jobs.is_job(res):
+                rename, result = jobs.rename(res, [t.new_name for t in named])
+                results.append(result)
+                referrer = result.resource or referrer  # the Job as it will be named
+                if rename is not None:
+                    renames[item] = rename
+        for target in named:
+            if referrer not in target.referrers:
+                target.referrers.append(referrer)
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
@@ -260,7 +333,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
             results.append(Result(f"ConfigMap {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",
                                   "warning", renamed))
-    return Plan(hashed, rewrites, results)
+    return Plan(hashed, rewrites, results, renames)
 
 
 # --- pass 3: write --------------------------------------------------------------------------
@@ -285,26 +358,33 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
     out = []
     for res in scanned.resources[start:stop]:
         h = p.hashed.get(res.index)
-        edits = p.rewrites.get(res.index, [])
-        text = None if h else splice(res.source, [(r.offset, r.name, t.new_name) for r, t in edits]) \
+        # (node, offset, old text, new text): renamed references, and a suffixJobs rename
+        edits = [(r.node, r.offset, r.prefix + r.name, r.prefix + t.new_name) for r, t in p.rewrites.get(res.index, [])]
+        job = p.renames.get(res.index)
+        if job is not None:
+            edits.append((job.node, job.offset, job.old, job.new))
+        text = None if h else splice(res.source, [(offset, old, new) for _, offset, old, new in edits]) \
             if edits else res.source
         if text is None:
             doc = res.tree
-            by_name: dict[str, list[int]] = {}
-            for ref, target in edits:
-                by_name.setdefault(target.new_name, []).append(ref.node)
-            for name, nodes in by_name.items():
-                doc.set_strs(nodes, name)
+            by_text: dict[str, list[int]] = {}
+            for node, _, _, new in edits:
+                by_text.setdefault(new, []).append(node)
+            for new, nodes in by_text.items():
+                doc.set_strs(nodes, new)
             if h:
                 _rename_configmap(res, h, retention)
-            text = indent_item(bytes(doc.emit()), indent)
+            try:
+                text = indent_item(bytes(doc.emit()), indent)
+            except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)
+                raise error(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
             res.drop()
         out.append(text)
     return out
 
 
 def reference_table(config: Config) -> ReferenceTable:
-    return ReferenceTable.of(builtin_specs() + tuple(config.field_specs))  # type: ignore[operator]
+    return ReferenceTable.builtin(config.field_specs)  # type: ignore[arg-type]
 
 
 def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Result]]:

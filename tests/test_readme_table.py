@@ -1,0 +1,38 @@
+"""The README's table of kinds and paths is generated from the reference table: they cannot drift."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from krmfn.reference_docs import markdown_table
+from krmfn.references import BUILTIN
+
+README = Path(__file__).parent.parent / "README.md"
+START, END = "<!-- reference-table:start -->\n", "<!-- reference-table:end -->"
+
+
+def readme_table() -> str:
+    text = README.read_text()
+    return text[text.index(START) + len(START):text.index(END)]
+
+
+def test_readme_table_is_the_generated_one():
+    assert readme_table() == markdown_table(), (
+        "README.md's reference table is out of date: paste the output of `python -m krmfn.references` "
+        "between the reference-table markers")
+
+
+def test_python_m_krmfn_references_prints_it():
+    out = subprocess.run([sys.executable, "-m", "krmfn.references"], capture_output=True, text=True, check=True,
+                         cwd=README.parent)
+    assert out.stdout == markdown_table() and out.stderr == ""
+
+
+def test_every_row_of_the_table_is_in_it():
+    table = markdown_table()
+    for entry in BUILTIN:
+        assert f"| {entry.kind} |" in table
+        if entry.path:
+            assert f"`{entry.path}`" in table

@@ -1,0 +1,187 @@
+"""Warnings for references krmfn cannot place, one shape at a time, and what they cost."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import items_by_name, resource_list, run
+from krmfn import hashing, unplaced
+from krmfn.references import ReferenceTable
+
+NEW = "app-" + hashing.suffix("kustomize", {"k": "v"}, None)
+
+CM = """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    namespace: ns
+    annotations: {krmfn.dev/content-hash: "true"}
+  data: {k: v}
+"""
+
+
+def widget(spec: str, namespace: str = "ns", kind: str = "Widget") -> str:
+    ns = f"\n    namespace: {namespace}" if namespace else ""
+    return (f"- apiVersion: example.com/v1\n  kind: {kind}\n  metadata:\n    name: w{ns}\n  spec:\n"
+            + textwrap.indent(textwrap.dedent(spec).strip("\n"), "    ") + "\n")
+
+
+def warnings(spec: str, **kw) -> list:
+    out = run(resource_list(CM + widget(spec, **kw)))
+    assert out.exit_code == 0, out.results
+    return [r for r in out.results if r.severity == "warning" and r.resource.kind != "ConfigMap"]
+
+
+@pytest.mark.parametrize("spec,path,field_spec", [
+    ("env:\n- valueFrom: {configMapKeyRef: {name: app, key: k}}", "spec.env[0].valueFrom.configMapKeyRef.name",
+     "{kind: Widget, group: example.com, path: spec/env/valueFrom/configMapKeyRef/name}"),
+    ("sources:\n- configMapRef: {name: app}", "spec.sources[0].configMapRef.name",
+     "{kind: Widget, group: example.com, path: spec/sources/configMapRef/name}"),
+    ("volume:\n  configMap: {name: app}", "spec.volume.configMap.name",
+     "{kind: Widget, group: example.com, path: spec/volume/configMap/name}"),
+    ("settings: {configMapName: app}", "spec.settings.configMapName",
+     "{kind: Widget, group: example.com, path: spec/settings/configMapName}"),
+    ("valuesFrom:\n- {kind: ConfigMap, name: app}", "spec.valuesFrom[0].name",
+     "{kind: Widget, group: example.com, path: spec/valuesFrom/name, when: {kind: ConfigMap}}"),
+])
+def test_each_shape_is_a_warning_with_its_path_and_a_field_spec(spec, path, field_spec):
+    [w] = warnings(spec)
+    assert w.field_path == path
+    assert w.current == "app" and w.proposed == NEW
+    assert w.message.endswith(f"fieldSpecs:\n- {field_spec}")
+    assert "Widget (example.com)" in w.message and "left unchanged" in w.message
+    assert w.message.startswith(f"names ConfigMap app, which krmfn renames to {NEW}")
+
+
+def test_a_pod_spec_like_map_gets_field_specs_for_all_of_it():
+    [w] = warnings("""
+        runner:
+          template:
+            spec:
+              containers:
+              - name: c
+                envFrom: [{configMapRef: {name: app}}]
+        """)
+    assert w.field_path == "spec.runner.template.spec.containers[0].envFrom[0].configMapRef.name"
+    assert "pod spec at spec.runner.template.spec" in w.message
+    pasted = [line[2:] for line in w.message.splitlines() if line.startswith("- ")]
+    assert len(pasted) == 8
+    assert "{kind: Widget, group: example.com, path: spec/runner/template/spec/volumes/configMap/name}" in pasted
+
+
+def test_a_condition_goes_only_on_its_own_spec():
+    [w] = warnings("""
+        pod:
+          containers: [{name: c}]
+          volumes: [{name: v, source: {kind: ConfigMap, name: app}}]
+        """)
+    pasted = [line for line in w.message.splitlines() if line.startswith("- ")]
+    assert len(pasted) == 9
+    assert [p for p in pasted if "when:" in p] == [
+        "- {kind: Widget, group: example.com, path: spec/pod/volumes/source/name, when: {kind: ConfigMap}}"]
+
+
+def test_the_suggestion_pasted_into_field_specs_rewrites_the_reference():
+    spec = """
+        valuesFrom:
+        - {kind: ConfigMap, name: app}
+        - {kind: Secret, name: app}
+        runner:
+          containers:
+          - envFrom: [{configMapRef: {name: app}}]
+        """
+    suggested = [line for w in warnings(spec) for line in w.message.splitlines() if line.startswith("- ")]
+    fc = ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nfieldSpecs:\n"
+          + "\n".join(suggested))
+    out = run(resource_list(CM + widget(spec), fc))
+    assert out.exit_code == 0 and not [r for r in out.results if r.severity == "warning"]
+    w = items_by_name(out)[("Widget", "w")]["spec"]
+    assert [v["name"] for v in w["valuesFrom"]] == [NEW, "app"]
+    assert w["runner"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == NEW
+
+
+def test_names_that_match_no_opted_in_configmap_are_quiet():
+    assert warnings("ref: {configMapRef: {name: other}}") == []
+    out = run(resource_list(CM.replace('"true"', '"false"') + widget("ref: {configMapRef: {name: app}}")))
+    assert [r for r in out.results if r.severity == "warning"] == []
+
+
+def test_an_already_hashed_name_still_warns_it_will_not_follow():
+    [w] = warnings(f"ref: {{configMapRef: {{name: {NEW}}}}}")
+    assert "krmfn's hashed name for it today" in w.message and "old ConfigMap" not in w.message
+
+
+def test_the_namespace_rules_of_references_apply():
+    assert warnings("ref: {configMapRef: {name: app}}", namespace="elsewhere") == []
+
+
+def test_known_kinds_metadata_and_non_string_names_are_not_searched():
+    deployment = CM + """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: d, namespace: ns}
+  spec:
+    template:
+      spec:
+        containers: [{name: c, envFrom: [{configMapRef: {name: app}}]}]
+        extra: {configMapRef: {name: app}}
+"""
+    out = run(resource_list(deployment))
+    assert [r for r in out.results if r.severity == "warning"] == []
+    owned = """
+        replicas: 1
+        """
+    item = widget(owned).replace("    name: w\n", "    name: w\n    ownerReferences:\n"
+                                  "    - {apiVersion: v1, kind: ConfigMap, name: app, uid: u}\n")
+    out = run(resource_list(CM + item))
+    assert [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"] == []
+    assert warnings("ref: {configMapRef: {name: [app]}}") == []
+
+
+def test_items_without_the_marker_are_never_walked(monkeypatch):
+    calls = []
+    original = unplaced.candidates
+    monkeypatch.setattr(unplaced, "candidates", lambda *a: calls.append(a) or original(*a))
+    run(resource_list(CM + widget("ref: {secretRef: {name: app}}")))
+    assert calls == []
+    run(resource_list(CM + widget("ref: {configMapRef: {name: app}}")))
+    assert len(calls) == 1
+
+
+def test_schemas_are_not_references():
+    crd = """\
+- apiVersion: apiextensions.k8s.io/v1
+  kind: CustomResourceDefinition
+  metadata: {name: widgets.example.com}
+  spec:
+    versions:
+    - name: v1
+      schema:
+        openAPIV3Schema:
+          properties:
+            example: {configMapRef: {name: app}}
+"""
+    out = run(resource_list(CM + crd))
+    assert [r for r in out.results if r.severity == "warning" and r.resource.kind != "ConfigMap"] == []
+
+
+def test_candidates_are_in_document_order_and_found_once():
+    from krmfn.envelope import read_resource
+
+    text = resource_list(widget("""
+        b: {configMap: {kind: ConfigMap, name: first}}
+        a: {configMapRef: {name: second}}
+        """))
+    item = text[text.index("- apiVersion"):].encode()
+    res = read_resource(item, 0)
+    found = unplaced.candidates(res.tree, res.node, res.metadata)
+    assert [res.tree.str(n) for n in found] == ["first", "second"]
+
+
+def test_the_table_decides_what_is_unknown():
+    assert not ReferenceTable.builtin().trie_for("example.com/v1", "Widget")
+    for key in unplaced.REFERENCE_MAPS + unplaced.REFERENCE_SCALARS + (unplaced.KIND,):
+        assert unplaced.MARKER.decode() in key  # the pre-check cannot miss a shape
