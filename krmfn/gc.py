@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from .references import FieldSpec, ReferenceTable, builtin_specs, pod_spec_paths, split_path
+from .references import FieldSpec, ReferenceTable, pod_spec_paths, split_path, table_specs
 from .retention import FAMILY
 
 # Where gc finds pod specs beyond the rewrite's table: (group, kind, path to the pod spec).
@@ -108,10 +108,12 @@ class Plan:
 
 
 def gc_table(extra: Sequence[FieldSpec] = ()) -> ReferenceTable:
-    """The rewrite's reference table, plus ControllerRevisions and any user field specs."""
+    """The rewrite's whole reference table (custom resources included: a ConfigMap only a Rollout
+    names must survive), plus ControllerRevisions and any user field specs. Conditions on a spec
+    (e.g. Flux's ``kind: ConfigMap``) are not applied here: gc then keeps more, never less."""
     own = tuple(FieldSpec(kind, split_path(p), group)
                 for group, kind, prefix in GC_POD_SPEC_KINDS for p in pod_spec_paths(prefix))
-    return ReferenceTable.of(builtin_specs() + own + tuple(extra))
+    return ReferenceTable.of(table_specs() + own + tuple(extra))
 
 
 def referrer_resources(table: ReferenceTable) -> list[str]:

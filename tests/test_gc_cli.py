@@ -27,8 +27,6 @@ STAND_IN = r'''#!PYTHON
 """A stand-in kubectl: `get` from $FAKE_KUBE_STATE, `delete --raw` with preconditions, a log of calls."""
 import json, os, sys
 
-SERVED = {"configmap", "pod", "podtemplate", "replicationcontroller", "deployment", "replicaset",
-          "daemonset", "statefulset", "controllerrevision", "job", "cronjob"}
 env = lambda k: [v for v in os.environ.get(k, "").split(",") if v]
 argv = sys.argv[1:]
 stdin = sys.stdin.read() if "-f" in argv else ""
@@ -50,7 +48,7 @@ if verb == "get":
     resource = rest[1]
     kind = resource.split(".")[0]
     kind = kind[:-1] if kind.endswith("s") else kind
-    if kind not in SERVED:
+    if kind in env("FAKE_KUBE_UNSERVED"):
         sys.exit(print(f'error: the server doesn\'t have a resource type "{resource.split(".")[0]}"', file=sys.stderr) or 1)
     if kind in env("FAKE_KUBE_FORBIDDEN"):
         sys.exit(print(f'Error from server (Forbidden): {kind}s is forbidden: User "system:serviceaccount:krmfn-system:krmfn-gc" '
@@ -232,17 +230,19 @@ fieldSpecs:
 def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_preconditions(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     fn = tmp_path / "fn.yaml"
-    fn.write_text(ROLLOUT_SPECS)  # a referrer kind this cluster does not serve: skipped with a note
+    fn.write_text(ROLLOUT_SPECS)  # the user's own spec for a kind this cluster does not serve: skipped with a note
+    monkeypatch.setenv("FAKE_KUBE_UNSERVED", "rollout,workflow")
     before = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["metadata"] for o in kube.live()}
     code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW, "--function-config", str(fn))
     expected = planned(gc.Options(keep=1)).deletions
     assert code == 0
-    assert err == "krmfn gc: skipped rollout.argoproj.io: the cluster does not have that resource type\n"
+    assert err == ("krmfn gc: skipped kinds the cluster does not serve: rollout.argoproj.io, "
+                   "workflow.argoproj.io\n")
 
     calls = [c["argv"] for c in kube.calls()]
     gets = [c for c in calls if c[0] == "get"]
     assert gets[0] == ["get", "configmaps", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
-    assert [g[1] for g in gets[1:]] == gc.referrer_resources(gc.gc_table()) + ["rollout.argoproj.io"]
+    assert [g[1] for g in gets[1:]] == gc.referrer_resources(gc.gc_table())  # Rollout is in the table already
     assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[1:])
     assert calls[len(gets):] == [["delete", "--raw", f"/api/v1/namespaces/{r.namespace}/configmaps/{r.name}", "-f", "-"]
                                  for r in expected]
