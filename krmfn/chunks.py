@@ -80,6 +80,8 @@ def split(data: bytes) -> Split | None:
     if not starts:
         return None
     bounds = [s for s, _ in starts] + [len(data)]
+    if any(line.strip() and not line.lstrip().startswith(b"#") for line in data[:bounds[0]].split(b"\n")):
+        return None  # content before the first key (`` ---``, an indented line): let rapidyaml judge it
     blocks = [Block(k, data[bounds[i]:bounds[i + 1]]) for i, (_, k) in enumerate(starts)]
     if items_block < 0:
         return Split(data[:bounds[0]], blocks, [], 0)

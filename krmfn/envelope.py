@@ -156,7 +156,8 @@ def read_resource(source: bytes, index: int) -> Resource:
     try:
         doc, node = parse_item(source)
     except YamlError as exc:
-        raise error(f"{where} is not valid YAML: {exc}") from None
+        detail = str(exc).removeprefix("not valid YAML: ")
+        raise error(f"{where} is not valid YAML: {detail} (lines counted from the item's first line)") from None
     if not doc.is_map(node):
         raise error(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind and metadata)")
     kind = doc.str(doc.get_b(node, b"kind"))
@@ -169,8 +170,14 @@ def read_resource(source: bytes, index: int) -> Resource:
         raise error(f"{where} ({kind}) has no apiVersion")
     if metadata is None or not doc.is_map(metadata):
         raise error(f"{where} ({kind}) has no metadata map")
+    if not name and kind != "ConfigMap":  # a Workflow or Job created with generateName has no name yet
+        name = doc.str(doc.get_b(metadata, b"generateName"))
     if not name:
         raise error(f"{where} ({kind}) has no metadata.name")
+    name_node = doc.get_b(metadata, b"name")
+    if kind == "ConfigMap" and doc.string(name_node) is None:  # its name is the one krmfn builds on
+        raise error(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
+                    "write it as plain text")
     namespace = doc.str(doc.get_b(metadata, b"namespace")) or ""
     return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)
 
@@ -202,8 +209,8 @@ def _check_envelope(doc: Doc) -> int:
     kind = doc.str(doc.get(root, "kind"))
     api_version = doc.str(doc.get(root, "apiVersion"))
     if kind != "ResourceList" or api_version not in RESOURCE_LIST_VERSIONS:
-        raise error(f"the input is kind {kind!r}, apiVersion {api_version!r}; expected kind ResourceList, "
-                    f"apiVersion {' or '.join(RESOURCE_LIST_VERSIONS)}")
+        raise error(f"the input is kind {kind or '(none)'}, apiVersion {api_version or '(none)'}; expected a KRM "
+                    f"ResourceList: kind ResourceList, apiVersion {' or '.join(RESOURCE_LIST_VERSIONS)}")
     items = doc.get(root, "items")
     if items is not None and not doc.is_null(items) and not doc.is_seq(items):
         raise error(f"the ResourceList's items is {doc.describe(items)}, not a list")
@@ -218,9 +225,13 @@ def _normalise(data: bytes) -> Split:
     items = doc.get(root, "items")
     if items is not None and doc.is_seq(items):
         doc.block_style(items)
-    layout = chunks.split(bytes(doc.emit()))
+    text = bytes(doc.emit())
+    if text.startswith(b"---\n"):  # the input's one document came after a ``---`` (or a directive)
+        text = text[4:]
+    layout = chunks.split(text)
     if layout is None:
-        raise error("the ResourceList could not be read item by item")
+        tab = "; it has a tab after a '-' or in an indentation, where YAML allows only spaces" if b"\t" in data else ""
+        raise error(f"the ResourceList could not be read item by item{tab}")
     return layout
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .config import read_config
 from .envelope import FunctionError, Result, has_errors, read_resource_list, render
-from .limits import Limits, check_input
+from .limits import Limits, check_input, check_parsed, yaml_error
 from .parallel import scan_items, write_items
 from .rewrite import plan, reference_table
 from .yamldoc import YamlError
@@ -39,20 +39,28 @@ def run_resource_list(data: bytes, limits: Limits = Limits()) -> Outcome:
     error results: nothing is written until every check has passed.
     """
     try:
-        check_input(data, limits)
+        prescan = check_input(data, limits)
     except FunctionError as exc:
         return Outcome([], exc.results, 1)
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark: allowed by YAML, and dropped
+        data = data[3:]
+    if b"\r" in data:  # CRLF or a lone CR: line breaks to YAML, which rapidyaml reads only as LF
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Outcome([], [Result(f"the input is not UTF-8 (bad byte at offset {exc.start})", "error")], 1)
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - data.rfind(b"\n", 0, exc.start)
+        return Outcome([], [Result(f"the input is not UTF-8: line {line}, column {col} holds the byte "
+                                   f"0x{data[exc.start]:02x}; save it as UTF-8 (krmfn reads UTF-8 only)", "error")], 1)
     try:
         rl = read_resource_list(data)
     except YamlError as exc:
-        return Outcome([], [Result(f"the input is {exc}", "error")], 1)
+        return Outcome([], yaml_error(exc, data, prescan, limits), 1)
     except FunctionError as exc:
         return Outcome([], exc.results, 1)
     try:
+        check_parsed(rl, prescan, limits)
         config = read_config(rl.envelope, rl.function_config)
         scanned = scan_items(rl, config, reference_table(config), len(data))
         p = plan(scanned, config)

@@ -1,25 +1,352 @@
 """Limits on what the function will read, so hostile input fails fast with a clear message.
 
-Each limit is documented in the README; each message names the limit and the flag that raises it.
+Why each limit exists (measured on rapidyaml 0.15.2; docs/limits.md has the figures):
+
+- rapidyaml's parser is iterative (no stack overflow even at millions of levels), but every
+  node costs 150 to 300 bytes: 32 MiB of ``[a,a,a,...]`` takes about 5 GB, and so does
+  deep nesting (each level is a node). Hence the size limit and a node estimate, both
+  checked before anything is parsed;
+- rapidyaml's emitter refuses trees deeper than 64 levels (``ExceptionVisit``), and
+  ``config.to_data`` recurses in Python. Hence the depth limit, 64 levels counted from the
+  top of the ResourceList (an item is at level 2, its ``metadata.name`` at level 4);
+- krmfn follows aliases when it looks for references and reads the functionConfig, so a
+  "billion laughs" alias bomb would make it walk billions of nodes (and a recursive alias,
+  ``&a [*a]``, forever). Hence a bound on the nodes aliases add when expanded.
+
+Two steps, both cheap for ordinary input:
+
+1. :func:`check_input`, before parsing: size, encoding, control characters, the node
+   estimate, and upper bounds for depth and aliases from the bytes alone (about 10 ms for the
+   7.7 MB benchmark list, under 1% of its run);
+2. :func:`check_parsed`, once the envelope is read: the exact depth and alias expansion of
+   the functionConfig, and of each item the first step could not clear (parsed once more).
+
+Each message says which limit was hit, where, and what to do.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
 from dataclasses import dataclass
 
-from .envelope import FunctionError, Result
+import ryml
+
+from .envelope import FunctionError, ResourceList, ResourceRef, Result, parse_item
+from .yamldoc import NONE, Doc, YamlError
 
 MIB = 1 << 20
+# The node limit is one node per this many bytes of the size limit: Kubernetes YAML runs at
+# about one node per 20 to 30 bytes (the 5,000-item benchmark: one per 26).
+BYTES_PER_NODE = 16
+# The deepest tree rapidyaml's emitter writes (its default EmitOptions max depth).
+EMITTER_MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_input_bytes: int = 256 * MIB
+    """What the function accepts. ``max_input_bytes`` first: callers build ``Limits(size)``."""
+
+    max_input_bytes: int = 32 * MIB
+    max_depth: int = EMITTER_MAX_DEPTH  # levels, counted from the top of the ResourceList
+    max_alias_nodes: int = 100_000  # nodes that aliases add, expanded, over the whole input
+    max_nodes: int | None = None  # estimated YAML nodes; None: max_input_bytes // BYTES_PER_NODE
+
+    @property
+    def node_limit(self) -> int:
+        return self.max_nodes if self.max_nodes is not None else self.max_input_bytes // BYTES_PER_NODE
 
 
-def check_input(data: bytes, limits: Limits) -> None:
-    """Refuse input over the size limit before parsing any of it."""
+@dataclass(frozen=True)
+class Prescan:
+    """What :func:`check_input` could not clear from the bytes alone."""
+
+    deep: bool = False  # some text may nest deeper than the limit
+    anchors: bool = False  # some text may define an anchor, so aliases may expand
+
+
+def _error(message: str, resource: ResourceRef | None = None, field_path: str | None = None) -> FunctionError:
+    return FunctionError(Result(message, "error", resource, field_path))
+
+
+def _mib(n: int) -> str:
+    return f"{n / MIB:.1f} MiB" if n % MIB else f"{n // MIB} MiB"
+
+
+# --- before parsing -------------------------------------------------------------------------
+
+# Raw control characters YAML does not allow (tab, LF and CR are allowed).
+_CONTROLS = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20)) + b"\x7f"
+_CONTROL = re.compile(b"[" + re.escape(_CONTROLS) + b"]")
+_NODE_CHARS = b"\n,[{-?"  # each node of a YAML text needs at least one of these before it
+_FLOW_CHARS = b"[{]}"
+_KEEP = _NODE_CHARS + b"]}&" + _CONTROLS + b"\xc2\xe2"  # lead bytes of NEL, LS and PS (below)
+_DELETE_ALL_BUT_KEEP = bytes(c for c in range(256) if c not in _KEEP)
+_ONLY_NODES = bytes(c for c in _KEEP if c not in _NODE_CHARS)
+_ONLY_CONTROLS = _NODE_CHARS + b"]}&\xc2\xe2"
+# Line breaks to YAML 1.1 readers (PyYAML; kubectl's and kustomize's Go libraries, from libyaml),
+# not to YAML 1.2 ones (rapidyaml): the two would read the same text as different values.
+_YAML11_BREAKS = ((b"\xc2\x85", "U+0085 (NEXT LINE)", "\\N"), (b"\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\L"),
+                  (b"\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\P"))
+_ONLY_FLOW = bytes(c for c in _KEEP if c not in _FLOW_CHARS)
+_FLOW_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as signed bytes
+# Block indicators on one line (``- - - a``) nest without indentation. A run this long is looked
+# for (a long needle is fast to find; ``? `` cannot nest, as rapidyaml refuses container keys).
+COMPACT_RUN = 16
+_COMPACT_NEEDLE = b"- " * COMPACT_RUN
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+         (b"\xfe\xff", "UTF-16"))
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _flow_bound(kept: bytes) -> int:
+    """An upper bound on how deep ``[`` and ``{`` nest (brackets in strings count too)."""
+    flow = kept.translate(None, _ONLY_FLOW)
+    if not flow:
+        return 0
+    steps = memoryview(flow.translate(_FLOW_STEPS)).cast("b")
+    return max(itertools.accumulate(steps)) - min(0, min(itertools.accumulate(steps)))
+
+
+def _may_nest(text: bytes, flow: int, limit: int) -> bool:
+    """Whether ``text`` may nest deeper than ``limit`` levels.
+
+    A block node's depth is at most its column plus one (each level indents by at least a
+    column, or by two for ``- ``), and the column of a line's content is its indentation plus
+    its run of compact indicators (``- - - a``); flow brackets add their own depth. So a text
+    with no line indented ``room`` columns, no run of COMPACT_RUN indicators and flow depth
+    ``flow`` cannot be too deep. Block scalars and brackets in strings only make the bound
+    looser: a text that fails it is checked exactly after parsing. (Runs of ``- `` with wider
+    spacing, or brackets in strings that close what they did not open, can slip through; the
+    writer still refuses such an object if krmfn has to rewrite it, see Doc.emit.)
+    """
+    room = limit - flow - 2 * (COMPACT_RUN - 1)
+    if room <= 1:
+        return True
+    return text.find(b"\n" + b" " * room) >= 0 or text.find(_COMPACT_NEEDLE) >= 0
+
+
+def check_input(data: bytes, limits: Limits) -> Prescan:
+    """Refuse input over a limit before parsing any of it; say what the bytes cannot clear."""
     if len(data) > limits.max_input_bytes:
-        raise FunctionError(Result(
-            f"the input is {len(data) / MIB:.1f} MiB, over the limit of {limits.max_input_bytes / MIB:.0f} MiB; "
-            "raise it with --max-input-size if this is expected", "error"))
+        raise _error(f"the input is {_mib(len(data))}, over the limit of {_mib(limits.max_input_bytes)}; "
+                     "if this is expected, raise the limit with --max-input-size")
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            raise _error(f"the input is {name} text (it starts with a {name} byte order mark); krmfn reads "
+                         f"UTF-8: convert it first, e.g. iconv -f {name} -t UTF-8")
+    kept = data.translate(None, _DELETE_ALL_BUT_KEEP)
+    if kept.translate(None, _ONLY_CONTROLS):
+        offset = _CONTROL.search(data).start()  # type: ignore[union-attr]
+        if data[offset] == 0 and (offset <= 1 or data.count(b"\x00", 0, 64) > 8):
+            raise _error("the input looks like UTF-16 or UTF-32 text (it is full of zero bytes); krmfn reads "
+                         "UTF-8: convert it first, e.g. iconv -f UTF-16 -t UTF-8")
+        line, col = _line_col(data, offset)
+        raise _error(f"the input holds the control character U+{data[offset]:04X} at line {line}, column {col}, "
+                     "which YAML does not allow; remove it, or write it escaped in a double-quoted string "
+                     f'("\\x{data[offset]:02x}")')
+    if b"\xc2" in kept or b"\xe2" in kept:  # some non-ASCII text: look for the three exactly
+        found = [(data.find(seq), name, escape) for seq, name, escape in _YAML11_BREAKS]
+        found = sorted(f for f in found if f[0] >= 0)
+        if found:
+            offset, name, escape = found[0]
+            line, col = _line_col(data, offset)
+            raise _error(f"the input holds {name} at line {line}, column {col}: YAML 1.1 readers (kubectl, "
+                         "kustomize) take it for a line break and YAML 1.2 readers do not, so they would disagree "
+                         f'on the value; write it escaped in a double-quoted string ("{escape}"), or remove it')
+    nodes = len(kept.translate(None, _ONLY_NODES))
+    if nodes > limits.node_limit:
+        raise _error(f"the input holds about {nodes:,} YAML nodes in {_mib(len(data))}, over the limit of "
+                     f"{limits.node_limit:,} (one per {BYTES_PER_NODE} bytes of the size limit); Kubernetes "
+                     "manifests hold about one per 25 bytes, so this is deeply nested or very dense YAML. "
+                     "If it is expected, raise --max-input-size, which raises this limit with it")
+    deep = _may_nest(data, _flow_bound(kept), limits.max_depth)
+    return Prescan(deep=deep, anchors=b"&" in kept)
+
+
+# --- after parsing --------------------------------------------------------------------------
+
+# An anchor (``&name``) where a node may start; an alias (``*name``) likewise.
+_ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
+_ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*[^\s,\[\]{}]")
+
+
+def _raw(doc: Doc, node: int | None) -> str | None:
+    """A scalar's text without following aliases (for naming an object in a message)."""
+    t = doc.tree
+    if node is None or not t.has_val(node) or t.is_val_ref(node) or t.val(node) is None:
+        return None
+    return str(t.val(node), "utf-8", "replace")
+
+
+def _identity(doc: Doc, node: int, index: int) -> tuple[str, ResourceRef | None]:
+    """How a message names an item: ``item 3 (ConfigMap/ns/name)`` and its ref, as far as readable."""
+    kind = _raw(doc, doc.get(node, "kind")) if doc.is_map(node) else None
+    meta = doc.get(node, "metadata") if doc.is_map(node) else None
+    name = _raw(doc, doc.get(meta, "name")) if meta is not None else None
+    if not kind or not name:
+        return f"item {index}", None
+    ref = ResourceRef(_raw(doc, doc.get(node, "apiVersion")) or "", kind, name,
+                      _raw(doc, doc.get(meta, "namespace")) or "")
+    return f"{ref}", ref
+
+
+def _too_deep(doc: Doc, top: int, top_level: int, limit: int) -> int | None:
+    """The first node below ``top`` (at level ``top_level``) deeper than ``limit``, or None."""
+    t = doc.tree
+    first_child, next_sibling = t.first_child, t.next_sibling
+    stack = [(top, top_level)]
+    while stack:
+        node, level = stack.pop()
+        if level > limit:
+            return node
+        child = first_child(node)
+        while child != NONE:
+            stack.append((child, level + 1))
+            child = next_sibling(child)
+    return None
+
+
+def _check_depth(doc: Doc, top: int, top_level: int, limits: Limits, who: str, ref: ResourceRef | None) -> None:
+    node = _too_deep(doc, top, top_level, limits.max_depth)
+    if node is None:
+        return
+    path = doc.path_of(node, top)
+    raise _error(f"{'it' if ref else who} nests deeper than {limits.max_depth} levels (counted from the top of the "
+                 "ResourceList), more than krmfn's YAML writer handles; flatten it, or leave this object out of the "
+                 "function's input (kpt: the pipeline's exclude selector)", ref, path or None)
+
+
+class _AliasError(Exception):
+    def __init__(self, message: str, node: int):
+        super().__init__(message)
+        self.node = node
+
+
+def alias_growth(doc: Doc) -> int:
+    """How many nodes the tree's aliases add when expanded (0 without aliases).
+
+    An alias names the closest anchor of that name before it (node ids follow document
+    order in a parsed tree). Raises _AliasError for an alias with no such anchor, or inside
+    the node it names. Linear in the tree's size: each node's expanded size is computed once.
+    """
+    t = doc.tree
+    root = t.root_id()
+    anchors: dict[str, list[int]] = {}
+    order: list[int] = []  # each node, then its children last to first: reversed, a post-order
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        if t.has_val_anchor(n):
+            anchors.setdefault(str(t.val_anchor(n), "utf-8", "replace"), []).append(n)
+        if t.has_key_anchor(n):
+            anchors.setdefault(str(t.key_anchor(n), "utf-8", "replace"), []).append(n)
+        stack.extend(ryml.children(t, n))
+    for ids in anchors.values():
+        ids.sort()
+    size: dict[int, int] = {}
+    for n in reversed(order):  # children before parents, earlier subtrees before later ones
+        if t.is_val_ref(n):
+            name = str(t.val_ref(n), "utf-8", "replace")
+            ids = anchors.get(name, [])
+            i = bisect.bisect_left(ids, n)
+            if i == 0:
+                raise _AliasError(f"the alias *{name} names no anchor before it", n)
+            target = ids[i - 1]
+            if target not in size:  # not finished: the alias is inside the node it names
+                raise _AliasError(f"the alias *{name} is inside the node &{name} it names (a recursive alias)", n)
+            size[n] = size[target]
+        else:
+            size[n] = 1 + sum(size[c] for c in ryml.children(t, n))
+    return size[root] - len(order)
+
+
+def _check_aliases(doc: Doc, top: int, budget: list[int], limits: Limits, who: str,
+                   ref: ResourceRef | None) -> None:
+    """Charge the tree's alias growth to ``budget`` (what is left of the limit, in a list)."""
+    try:
+        grown = alias_growth(doc)
+    except _AliasError as exc:
+        path = doc.path_of(exc.node, top)
+        where = "" if ref else f"{who}: "
+        raise _error(f"{where}{exc}; define the anchor before it, in the same item "
+                     "(krmfn reads items one at a time)", ref, path or None) from None
+    budget[0] -= grown
+    if budget[0] < 0:
+        where = "its" if ref else f"{who}'s"
+        raise _error(f"{where} aliases expand to {grown:,} more nodes, over the limit of {limits.max_alias_nodes:,} "
+                     "for the whole input (a \"billion laughs\" alias bomb looks like this); expand them, or use "
+                     "fewer", ref)
+
+
+def check_parsed(rl: ResourceList, prescan: Prescan, limits: Limits) -> None:
+    """The exact checks the bytes could not clear: the functionConfig always, items when flagged."""
+    budget = [limits.max_alias_nodes]
+    if rl.function_config is not None:
+        doc = rl.envelope
+        _check_depth(doc, rl.function_config, 1, limits, "functionConfig", None)
+        if doc.may_alias:
+            _check_aliases(doc, rl.function_config, budget, limits, "functionConfig", None)
+    if not (prescan.deep or prescan.anchors):
+        return
+    for index, source in enumerate(rl.sources):
+        deep = prescan.deep and _may_nest(source, source.count(b"[") + source.count(b"{"), limits.max_depth)
+        anchored = prescan.anchors and b"&" in source and bool(_ANCHOR.search(source)) and bool(_ALIAS.search(source))
+        if not (deep or anchored):
+            continue
+        try:
+            doc, node = parse_item(source)
+        except YamlError:
+            continue  # reading the item reports it, with its position
+        who, ref = _identity(doc, node, index)
+        if deep:
+            _check_depth(doc, node, 2, limits, who, ref)
+        if anchored:
+            _check_aliases(doc, node, budget, limits, who, ref)
+
+
+# --- messages for input that does not parse -------------------------------------------------
+
+_TAB_PREFIX = re.compile(rb"[ ?:-]*\t")
+
+
+def yaml_error(exc: YamlError, data: bytes, prescan: Prescan, limits: Limits) -> list[Result]:
+    """What to say when the whole input does not parse (or cannot be written back)."""
+    if exc.args and str(exc.args[0]).startswith("not writable") and prescan.deep:
+        try:
+            _locate_deep(data, limits)
+        except FunctionError as located:
+            return located.results
+    message = str(exc)
+    if exc.line:
+        lines = data.split(b"\n", exc.line)[max(0, exc.line - 3):exc.line]  # the line, and two before it
+        for n, text in zip(range(exc.line - len(lines) + 1, exc.line + 1), lines):
+            if _TAB_PREFIX.match(text):
+                message += (f"; line {n} has a tab in its indentation (or after a '-'), "
+                            "and YAML indents with spaces only")
+                break
+    return [Result(f"the input is {message}", "error")]
+
+
+def _locate_deep(data: bytes, limits: Limits) -> None:
+    """Name the item (or functionConfig) of a whole document that nests too deep."""
+    doc = Doc.parse(data)
+    docs = doc.documents()
+    if len(docs) != 1 or not doc.is_map(docs[0]):
+        return
+    root = docs[0]
+    level = 0 if root == doc.root else 1  # a document in a stream (after ``---``) is one level down
+    fc = doc.get(root, "functionConfig")
+    if fc is not None:
+        _check_depth(doc, fc, level + 1, limits, "functionConfig", None)
+    items = doc.get(root, "items")
+    if items is not None and doc.is_seq(items):
+        for index, node in enumerate(doc.children(items)):
+            who, ref = _identity(doc, node, index)
+            _check_depth(doc, node, level + 2, limits, who, ref)

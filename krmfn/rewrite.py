@@ -101,7 +101,7 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
     for k, child in doc.items(node):
         path = f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
         if k in out:
-            raise error(f"{key} has the key {k!r} twice", res.ref, path)
+            raise error(f"{key} has the key {k!r} twice; keep one", res.ref, path)
         value = doc.string(child)
         if value is None:
             target = doc.resolve(child)
@@ -114,19 +114,14 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):
-                raise error(f"{path} is not valid base64", res.ref, path) from None
+                raise error(f"{path} is not valid base64; binaryData holds base64 text (base64 -w0 FILE), "
+                            "or move a text value to data", res.ref, path) from None
         out[k] = value
     return out
 
 
 def _opted_in(res: Resource, original: str, config: Config) -> bool:
     value = res.annotations.get(OPT_IN)
-    if value is not None and res.source.count(OPT_IN.encode()) > 1:  # the cheap pre-check for a repeat
-        doc = res.tree
-        values = [doc.str(c) for k, c in doc.items(doc.get(res.metadata, "annotations")) if k == OPT_IN]
-        if len(set(values)) > 1:
-            raise error(f"annotation {OPT_IN} is set twice, to {' and '.join(repr(v) for v in values)}; keep one",
-                        res.ref, f"metadata.annotations[{OPT_IN}]")
     if value == "true":
         return True
     if value == "false":
@@ -145,10 +140,29 @@ def _original_name(res: Resource) -> str:
     return res.name
 
 
+def _check_unique_keys(res: Resource) -> None:
+    """A key written twice where krmfn reads or writes a ConfigMap: which one counts would depend
+    on the reader (the API server refuses it), and a re-run could read the other one."""
+    doc = res.tree
+    for path, node in (("", res.node), ("metadata", res.metadata),
+                       ("metadata.annotations", doc.get(res.metadata, "annotations")),
+                       ("metadata.labels", doc.get(res.metadata, "labels"))):
+        if node is None or not doc.is_map(node):
+            continue
+        seen: set[str] = set()
+        for key, _ in doc.items(node):
+            if key in seen:
+                where = f"{path}.{key}" if path else key
+                raise error(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)
+            seen.add(key)
+
+
 def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
     out.configmaps.append(res)
     original = _original_name(res)
-    if not _opted_in(res, original, config):
+    opted_in = _opted_in(res, original, config)
+    _check_unique_keys(res)
+    if not opted_in:
         if original in config.names and res.annotations.get(OPT_IN) == "false":
             out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
                                       "function config's names", "info", res.ref))

@@ -16,6 +16,7 @@ Nodes are plain ``int`` ids into the tree; everything else is a method of :class
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import os
 import re
@@ -48,6 +49,9 @@ _VAL_PLAIN, _VAL_SQUO, _VAL_DQUO = ryml.VAL_PLAIN, ryml.VAL_SQUO, ryml.VAL_DQUO
 # An anchor (``&name``); the character before it is checked in Doc.parse (a URL's ``&`` is no anchor).
 _ANCHOR = re.compile(rb"&[^\s,\[\]{}]")
 
+# An explicit key in single quotes: it may span lines, and the emitter writes it as an implicit
+# key, which may not (a multi-line key is re-rendered double-quoted, as escapes are).
+_SQUOTED_EXPLICIT_KEY = re.compile(rb"\?\s+'")
 # Escapes whose decoded character rapidyaml's emitter would write raw (see module doc).
 _RISKY_ESCAPE = re.compile(rb'\\[0abefvxuUNLP]')
 # Characters a double-quoted scalar must escape to mean the same to YAML 1.1 and 1.2 readers.
@@ -192,9 +196,11 @@ def quiet_stderr() -> Iterator[None]:
         os.close(read_end)
 
 
-def _text(raw: memoryview) -> str:
+def _text(raw: memoryview | None) -> str:
     try:
         return str(raw, "utf-8")
+    except TypeError:  # None: a key or value with no text at all (``name:``, ``: x``)
+        return ""
     except UnicodeDecodeError:
         # Surrogates decoded one by one ("CESU-8"): rejoin the pairs.
         loose = bytes(raw).decode("utf-8", "surrogatepass")
@@ -228,7 +234,7 @@ class Doc:
     # The buffer a bytearray input was parsed in place from (the tree points into it), and its address.
     source: bytes | bytearray | None = field(default=None, repr=False)
     _base: int | None = field(default=None, repr=False)
-    _anchors: dict[str, int] | None = field(default=None, repr=False)
+    _anchors: dict[str, list[int]] | None = field(default=None, repr=False)
     # Scalars re-rendered by _protect_escapes: node id -> the text they really hold.
     _verbatim: dict[int, str] = field(default_factory=dict, repr=False)
     _verbatim_keys: dict[int, str] = field(default_factory=dict, repr=False)
@@ -238,7 +244,7 @@ class Doc:
     @classmethod
     def parse(cls, data: bytes | bytearray) -> Doc:
         """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _quiet_parse)."""
-        risky = bool(_RISKY_ESCAPE.search(data))
+        risky = bool(_RISKY_ESCAPE.search(data)) or (b"?" in data and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
         may_alias = any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-" for m in _ANCHOR.finditer(data))
         tree = _parse(data)
         doc = cls(tree, data if isinstance(data, bytearray) else None, may_alias=may_alias)
@@ -251,7 +257,10 @@ class Doc:
         t = self.tree
         if t.size() == 0 or t.type(t.root_id()) == ryml.NOTYPE:
             return b""
-        buf = bytearray(ryml.compute_yaml_length(t))
+        try:
+            buf = bytearray(ryml.compute_yaml_length(t))
+        except ryml.ExceptionVisit:  # its emitter's depth limit (64 levels)
+            raise YamlError("not writable: it nests deeper than 64 levels, the most rapidyaml writes") from None
         return ryml.emit_yaml_in_place(t, buf)
 
     # --- navigation -------------------------------------------------------------------
@@ -371,13 +380,17 @@ class Doc:
             while stack:
                 n = stack.pop()
                 if t.has_val_anchor(n):
-                    self._anchors.setdefault(_text(t.val_anchor(n)), n)
+                    self._anchors.setdefault(_text(t.val_anchor(n)), []).append(n)
                 stack.extend(ryml.children(t, n))
+            for ids in self._anchors.values():
+                ids.sort()
         name = _text(t.val_ref(node))
-        target = self._anchors.get(name)
-        if target is None:
-            raise YamlError(f"alias *{name} names no anchor")
-        return target
+        # The closest anchor of that name before the alias (node ids follow document order).
+        ids = self._anchors.get(name, [])
+        i = bisect.bisect_left(ids, node)
+        if i == 0:
+            raise YamlError(f"not valid YAML: the alias *{name} names no anchor before it")
+        return ids[i - 1]
 
     def str(self, node: int | None) -> str | None:
         """The text of a scalar node (aliases followed), or None for a missing or non-scalar node."""
@@ -563,13 +576,13 @@ class Doc:
         stack = [t.root_id()]
         while stack:
             n = stack.pop()
-            if t.has_key(n) and t.is_key_dquo(n):
+            if t.has_key(n) and (t.is_key_dquo(n) or t.is_key_squo(n)):
                 text = _text(t.key(n))
-                if _MUST_ESCAPE.search(text):
+                if _MUST_ESCAPE.search(text) or "\n" in text:  # a line break: written as one line
                     t._set_key(n, t.to_arena(_dquote(text).encode()))
                     t.set_key_style(n, ryml.KEY_PLAIN)
                     self._verbatim_keys[n] = text
-            if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n):
+            if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n) and t.val(n) is not None:
                 text = _text(t.val(n))
                 if _MUST_ESCAPE.search(text) or text != str(t.val(n), "utf-8", "replace"):
                     t._set_val(n, t.to_arena(_dquote(text).encode()))

@@ -1,0 +1,1 @@
+"""The bad-input corpus: hostile, broken and merely unusual ResourceLists (see cases.py)."""

@@ -1,0 +1,357 @@
+"""Fuzzing the envelope, the hash and the rewrite: whatever comes in, krmfn answers.
+
+The invariants (:func:`assert_sound`), for any bytes at all:
+
+- ``run_resource_list`` returns (no exception escapes), with exit code 0 or 1, and 1 exactly
+  when there is an error result;
+- on 1, stdout is empty or the input untouched with the results appended;
+- on 0, the output is YAML that reads back as a ResourceList with as many items, and running
+  krmfn on it changes nothing (idempotence).
+
+Three generators: raw bytes; mutations of valid ResourceLists with YAML-significant tokens
+(indicators, anchors, aliases, tags, tabs, CRs, BOMs, control and odd Unicode characters);
+and ResourceLists built from random data with random shapes where krmfn looks (maps where it
+expects strings, lists where it expects maps, aliases from shared objects), dumped by PyYAML in
+random styles. The hash is checked against an independent encoder of Go's ``json.Marshal``,
+and end to end against what PyYAML reads the data as.
+
+Time: hypothesis profiles, chosen by ``KRMFN_FUZZ`` (fuzz-dev, fuzz-ci, fuzz-long) or, when
+unset, by ``CI`` (fuzz-ci when set, else fuzz-dev): about 15 s in development, about 2 to 3
+minutes in CI. A coverage-guided fuzzer (atheris, when installed) runs this file as a script for
+10 s, 60 s or 10 min. Anything either ever finds is kept: a hypothesis ``@example`` here, or an
+input file in tests/bad_input/regressions/.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bad_input.cases import CASES, GOOD, REGRESSIONS  # noqa: E402
+from krmfn import hashing  # noqa: E402
+from krmfn.function import run_resource_list  # noqa: E402
+from krmfn.limits import Limits  # noqa: E402
+from krmfn.yamldoc import Doc, YamlError, quiet_stderr  # noqa: E402
+
+_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                                     HealthCheck.data_too_large])
+settings.register_profile("fuzz-dev", max_examples=60, **_COMMON)
+settings.register_profile("fuzz-ci", max_examples=1500, **_COMMON)
+settings.register_profile("fuzz-long", max_examples=50_000, **_COMMON)
+PROFILE = os.environ.get("KRMFN_FUZZ") or ("fuzz-ci" if os.environ.get("CI") else "fuzz-dev")
+# Applied per test (not loaded globally: other suites load their own profiles).
+FUZZ = settings(settings.get_profile(PROFILE))
+ATHERIS_SECONDS = {"fuzz-dev": 5, "fuzz-ci": 60, "fuzz-long": 600}.get(PROFILE, 5)
+# Small limits keep a fuzzed alias bomb or deep nest fast, and exercise the limits themselves.
+LIMITS = Limits(max_input_bytes=1 << 20, max_alias_nodes=10_000)
+
+
+def run(data: bytes):
+    with quiet_stderr():
+        return run_resource_list(data, LIMITS)
+
+
+def _loads(data: bytes):
+    try:
+        return yaml.safe_load(data)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+
+
+def assert_sound(data: bytes):
+    """The invariants above; returns the outcome."""
+    out = run(data)
+    errors = [r for r in out.results if r.severity == "error"]
+    assert out.exit_code in (0, 1)
+    assert (out.exit_code == 1) == bool(errors), [str(r) for r in out.results]
+    for r in out.results:
+        assert r.message and r.severity in ("error", "warning", "info")
+    if out.exit_code:
+        if out.stdout:
+            assert b"severity: error" in out.stdout
+            head = out.stdout[: out.stdout.rindex(b"\nresults:\n") + 1]
+            if head not in (data, data + b"\n", data.removeprefix(codecs.BOM_UTF8)):
+                before, after = _loads(data), _loads(head)
+                if isinstance(before, dict) and isinstance(after, dict):
+                    assert after.get("items") == before.get("items")
+        return out
+    # Success: the output reads back (with krmfn's own reader, and PyYAML when it read the input).
+    try:
+        Doc.parse(out.stdout)
+    except YamlError as exc:  # pragma: no cover - a finding
+        pytest.fail(f"krmfn wrote YAML it cannot read: {exc}")
+    before = _loads(data.removeprefix(codecs.BOM_UTF8))
+    if isinstance(before, dict) and isinstance(before.get("items"), list):
+        after = _loads(out.stdout)
+        assert isinstance(after, dict), "the output does not read back as a ResourceList"
+        assert len(after.get("items") or []) == len(before["items"])
+    again = run(out.stdout)
+    assert again.exit_code == 0, [str(r) for r in again.results]
+    assert again.stdout == out.stdout, "not idempotent"
+    return out
+
+
+# --- raw bytes and mutations ------------------------------------------------------------------------
+
+SEEDS = [GOOD] + [c.input() for c in CASES if not callable(c.data) and len(c.data) < 4000]
+TOKENS = [b"- ", b": ", b"? ", b"[", b"]", b"{", b"}", b",", b"&a ", b"*a", b"&b ", b"*b", b"!!str ", b"!!binary ",
+          b"!t ", b"|", b">-", b"#", b"'", b'"', b"\\", b"\\u2028", b"\t", b"\r", b"\r\n", b"\n", b"\n  ", b"---\n",
+          b"...\n", b"%YAML 1.2\n", b"<<: *a\n", b"~", b"null", b"yes", b"0x1f", b"1e3", b".inf", b"\x00", b"\x07",
+          b"\x85", b"\xc2\x85", b"\xe2\x80\xa8", b"\xef\xbb\xbf", b"\xff", b"\xf0\x9f\x98\x80", b"\xed\xa0\x80",
+          b"krmfn.dev/content-hash: \"true\"", b"configMapRef: {name: app-config}", b"name: App_Config",
+          b"namespace: prod", b"immutable: true", b"binaryData: {b: '!!'}"]
+
+
+@st.composite
+def mutated(draw):
+    data = bytearray(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(1, 6))):
+        op = draw(st.sampled_from(["insert", "delete", "replace", "duplicate-line", "indent"]))
+        pos = draw(st.integers(0, len(data)))
+        if op == "insert":
+            data[pos:pos] = draw(st.sampled_from(TOKENS))
+        elif op == "delete":
+            del data[pos:pos + draw(st.integers(1, 8))]
+        elif op == "replace" and data:
+            data[min(pos, len(data) - 1)] = draw(st.integers(0, 255))
+        elif op == "duplicate-line":
+            start = data.rfind(b"\n", 0, pos) + 1
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end + 1
+            data[end:end] = data[start:end]
+        else:
+            start = data.rfind(b"\n", 0, pos) + 1
+            data[start:start] = b" " * draw(st.integers(1, 3))
+    return bytes(data)
+
+
+@FUZZ
+@given(st.binary(max_size=512))
+@example(b"\xef\xbb\xbf")
+@example(b"\xff\xfe")
+@example(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: *a\n")
+def test_any_bytes_get_an_answer(data):
+    assert_sound(data)
+
+
+@FUZZ
+@given(mutated())
+@example(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- &a {apiVersion: v1, kind: Pod, "
+         b"metadata: {name: p}, spec: {volumes: [*a]}}\n")
+@example(GOOD.replace(b"items:\n", b"items:\n- *x\n"))
+@example(GOOD.replace(b"info", b"&a info") + b"functionConfig: *a\n")
+# Found by fuzzing (each also a file in tests/bad_input/regressions/):
+@example(b'"|_\\es"!')  # atheris: rapidyaml gives a double-quoted scalar no text (TypeError)
+@example(GOOD.replace(b"name: app-config", b"name:"))  # a null name or kind (TypeError)
+@example(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n  - apiVersion: v1\n: ConfigMap\n")
+@example(b" ---\n" + GOOD)  # text before the envelope was dropped by the split: invalid YAML accepted
+@example(GOOD.replace(b"data:\n", b"x:\n  - \r- - - y\n  data:\n"))  # a lone CR: rapidyaml took no line break
+@example(GOOD.replace(b"  data:\n", b"  x:\n    ? 'a\r\n\r\n     b'\r\n    : null\n  data:\n"))  # key spans lines
+def test_mutated_resource_lists_get_an_answer(data):
+    assert_sound(data)
+
+
+# --- structured: random shapes where krmfn looks --------------------------------------------------
+
+SCALARS = st.one_of(st.text(max_size=12), st.integers(-5, 5), st.booleans(), st.none(), st.floats(allow_nan=False))
+NAMES = st.sampled_from(["app-config", "db", "App_Config", "a" * 250, "", "x.y", "app-config-hf678c7m2b"])
+ODD = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                     st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+                   max_leaves=6)
+
+
+def maybe(draw, good, odd=ODD):
+    """Usually the well-formed value, sometimes anything at all."""
+    return draw(odd) if draw(st.integers(0, 5)) == 0 else good
+
+
+@st.composite
+def configmap(draw):
+    meta = {"name": maybe(draw, draw(NAMES))}
+    if draw(st.booleans()):
+        meta["namespace"] = maybe(draw, draw(st.sampled_from(["default", "prod", ""])))
+    meta["annotations"] = maybe(draw, {"krmfn.dev/content-hash": maybe(draw, draw(st.sampled_from(["true", "false"])))})
+    obj = {"apiVersion": maybe(draw, "v1"), "kind": maybe(draw, "ConfigMap"), "metadata": maybe(draw, meta)}
+    if draw(st.booleans()):
+        obj["data"] = maybe(draw, draw(st.dictionaries(st.from_regex(r"[A-Za-z0-9_.-]{1,8}", fullmatch=True),
+                                                       st.text(max_size=20) | SCALARS, max_size=4)))
+    if draw(st.integers(0, 3)) == 0:
+        obj["binaryData"] = maybe(draw, {"b": draw(st.sampled_from(["aGk=", "not base64", "aG\nk="]))})
+    return obj
+
+
+@st.composite
+def workload(draw, shared):
+    ref = maybe(draw, {"name": maybe(draw, draw(NAMES))})
+    container = maybe(draw, {"name": "c", "envFrom": maybe(draw, [maybe(draw, {"configMapRef": ref})]),
+                             "env": [{"name": "A", "valueFrom": {"configMapKeyRef": maybe(draw, ref)}}]})
+    spec = {"containers": maybe(draw, [container]),
+            "volumes": maybe(draw, [{"name": "v", "configMap": maybe(draw, {"name": maybe(draw, draw(NAMES))})}])}
+    if shared is not None and draw(st.booleans()):  # an object PyYAML writes once, with an anchor, and aliases
+        spec["volumes"] = shared
+    kind = draw(st.sampled_from(["Deployment", "Pod", "CronJob", "Widget"]))
+    body = {"Pod": {"spec": spec}, "CronJob": {"spec": {"jobTemplate": {"spec": {"template": {"spec": spec}}}}}}
+    return {"apiVersion": "v1" if kind == "Pod" else "apps/v1", "kind": kind,
+            "metadata": {"name": maybe(draw, "w")}, **body.get(kind, {"spec": {"template": {"spec": spec}}})}
+
+
+@st.composite
+def resource_list(draw):
+    shared = [{"name": "v", "configMap": {"name": draw(NAMES)}}] if draw(st.booleans()) else None
+    items = draw(st.lists(st.one_of(configmap(), workload(shared), ODD), max_size=5))
+    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": maybe(draw, items)}
+    if draw(st.integers(0, 3)) == 0:
+        rl["functionConfig"] = maybe(draw, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fn"},
+                                            "data": {"select": draw(st.sampled_from(["all", "annotated", "x"]))}})
+    style = draw(st.sampled_from([None, '"', "'"]))
+    flow = draw(st.sampled_from([False, True, None]))
+    text = yaml.safe_dump(rl, default_style=style, default_flow_style=flow, allow_unicode=draw(st.booleans()),
+                          sort_keys=False, width=draw(st.sampled_from([40, 1 << 16])))
+    if draw(st.integers(0, 4)) == 0:
+        text = text.replace("\n", "\r\n")
+    return text.encode()
+
+
+@FUZZ
+@given(resource_list())
+def test_odd_shapes_where_krmfn_looks_get_an_answer(data):
+    assert_sound(data)
+
+
+# --- the hash --------------------------------------------------------------------------------------
+
+def go_json_string(text: str) -> str:
+    """Go's encoding/json string encoding, written out from its rules (HTML-safe escaping)."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ch in "<>&\u2028\u2029":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
+def reference_suffix(data: dict[str, str] | None, binary: dict[str, str] | None) -> str:
+    """kustomize's hasher, from FIELD-NOTES section 1, independently of krmfn.hashing."""
+    def go_map(m):
+        return "{" + ",".join(f"{go_json_string(k)}:{go_json_string(m[k])}"
+                              for k in sorted(m, key=lambda k: k.encode("utf-8"))) + "}"
+    fields = {"kind": '"ConfigMap"', "name": '""', "data": '""' if data is None else go_map(data)}
+    if binary is not None:
+        fields["binaryData"] = go_map(binary)
+    encoded = "{" + ",".join(f'"{k}":{fields[k]}' for k in sorted(fields)) + "}"
+    digest = hashlib.sha256(encoded.encode()).hexdigest()[:10]
+    return digest.translate(str.maketrans("013ae", "ghkmt"))
+
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+KEYS = st.from_regex(r"[A-Za-z0-9_.-]{1,12}", fullmatch=True)
+
+
+@FUZZ
+@given(st.one_of(st.none(), st.dictionaries(KEYS, TEXT, max_size=6)),
+       st.one_of(st.none(), st.dictionaries(KEYS, st.sampled_from(["", "aGk=", "aGVsbG8gd29ybGQ=\n"]), max_size=3)))
+@example(None, None)
+@example({"one": ""}, None)
+@example({"crisis": "true", "fruit": "Indian Gooseberry", "year": "2020"}, None)
+@example({"a": "<tag> & \u2028\u2029 \x00\x1f \"q\" \\"}, None)
+def test_the_hash_matches_an_independent_encoder(data, binary):
+    assert hashing.suffix("kustomize", data, binary) == reference_suffix(data, binary)
+
+
+# Characters YAML 1.1 readers (PyYAML, and libyaml-derived Go yaml) take for line breaks in raw
+# text, where rapidyaml (YAML 1.2) does not: the two would disagree about such a value.
+YAML11_BREAKS = "\x85\u2028\u2029"
+
+
+@FUZZ
+@given(st.dictionaries(KEYS, TEXT, min_size=1, max_size=5), st.sampled_from([None, '"', "'", "|"]), st.booleans(),
+       st.booleans())
+def test_the_name_hashes_the_data_as_yaml_reads_it(data, style, unicode, crlf):
+    """End to end: whatever style the data is written in, the suffix is kustomize's for its value."""
+    if unicode and any(ch in YAML11_BREAKS for v in data.values() for ch in v):
+        unicode = False  # written escaped instead (see YAML11_BREAKS)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"name": "app", "annotations": {"krmfn.dev/content-hash": "true"}}, "data": data}
+    text = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [cm]},
+                          default_style=style, allow_unicode=unicode, sort_keys=False, width=1 << 16)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    meant = yaml.safe_load(text)["items"][0]["data"]
+    out = run(text.encode())
+    if out.exit_code:
+        # Only where PyYAML wrote a raw control character, or left plain a scalar that YAML 1.1
+        # readers (kubectl's among them) take for a boolean or number, like y or 0o17: refused.
+        assert all("control character" in r.message or "reads as a number, boolean" in r.message
+                   or "YAML 1.1 readers" in r.message
+                   for r in out.results if r.severity == "error"), [str(r) for r in out.results]
+        return
+    (item,) = yaml.safe_load(out.stdout)["items"]
+    assert item["metadata"]["name"] == f"app-{reference_suffix(meant, None)}"
+
+
+# --- atheris: coverage-guided, over the whole function -------------------------------------------
+
+def _atheris_main() -> None:  # pragma: no cover - runs in a subprocess
+    import atheris
+
+    # Import krmfn afresh, instrumented for coverage (only krmfn: instrumenting all is slow).
+    for name in [m for m in sys.modules if m == "krmfn" or m.startswith("krmfn.")]:
+        del sys.modules[name]
+    with atheris.instrument_imports(include=["krmfn"]):
+        from krmfn.function import run_resource_list as instrumented
+        from krmfn.yamldoc import quiet_stderr as quiet
+
+    def one_input(data: bytes) -> None:
+        with quiet():
+            out = instrumented(data, LIMITS)
+        assert out.exit_code in (0, 1)
+        assert (out.exit_code == 1) == any(r.severity == "error" for r in out.results)
+
+    atheris.Setup(sys.argv, one_input)
+    atheris.Fuzz()
+
+
+def test_atheris_finds_no_crash():
+    """A coverage-guided fuzzer over run_resource_list, seeded with the corpus, for a bounded time."""
+    pytest.importorskip("atheris")
+    with tempfile.TemporaryDirectory() as tmp:
+        seeds = Path(tmp, "seeds")
+        seeds.mkdir()
+        for i, seed in enumerate(SEEDS + [p.read_bytes() for p in sorted(REGRESSIONS.glob("*"))]):
+            Path(seeds, f"seed-{i}").write_bytes(seed)
+        found = Path(tmp, "found")
+        found.mkdir()
+        proc = subprocess.run(
+            [sys.executable, __file__, f"-max_total_time={ATHERIS_SECONDS}", "-timeout=10", "-rss_limit_mb=2048",
+             "-max_len=8192", f"-artifact_prefix={found}/", "-print_final_stats=1", str(seeds)],
+            capture_output=True, timeout=ATHERIS_SECONDS + 120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        crashes = sorted(found.iterdir())
+        report = proc.stderr.decode("utf-8", "replace")[-3000:]
+        assert not crashes, (f"atheris found {len(crashes)} input(s) that break krmfn; add them to "
+                             f"tests/bad_input/regressions/: {[c.read_bytes()[:500] for c in crashes]}\n{report}")
+        assert proc.returncode == 0, report
+
+
+if __name__ == "__main__":
+    _atheris_main()
