@@ -243,7 +243,7 @@ class Doc:
 
     @classmethod
     def parse(cls, data: bytes | bytearray) -> Doc:
-        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _quiet_parse)."""
+        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _parse)."""
         risky = bool(_RISKY_ESCAPE.search(data)) or (b"?" in data and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
         may_alias = any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-" for m in _ANCHOR.finditer(data))
         tree = _parse(data)
@@ -294,13 +294,6 @@ class Doc:
             return None
         child = _find_child(t, node, key)
         return None if child == NONE else child
-
-    def path(self, node: int, *keys: str) -> int | None:
-        for key in keys:
-            if node is None:
-                return None
-            node = self.get(node, key)
-        return node
 
     def children(self, node: int) -> Iterator[int]:
         t = self.tree
@@ -429,10 +422,6 @@ class Doc:
         text = _text(_val(t, node))
         return None if _NON_STRING_PLAIN.match(text) else text
 
-    def is_string(self, node: int) -> bool:
-        """Whether every YAML 1.1 and 1.2 reader takes this scalar for a string."""
-        return self.string(node) is not None
-
     def str_map(self, node: int) -> dict[str, str]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
         out: dict[str, str] = {}
@@ -518,12 +507,6 @@ class Doc:
         t.to_map(child, t.to_arena(key.encode()))
         return child
 
-    def append_map(self, seq: int) -> int:
-        t = self.tree
-        child = t.append_child(seq)
-        t.to_map(child)
-        return child
-
     def block_style(self, node: int) -> None:
         """Emit this map or list in block style, and a map's simple keys unquoted (JSON input
         is normalised so that it splits into items)."""
@@ -533,40 +516,6 @@ class Doc:
             for child in self.children(node):
                 if plain_safe(self.key(child)):
                     t.set_key_style(child, ryml.KEY_PLAIN)
-
-    def reserve(self, extra_nodes: int) -> None:
-        """Make room for nodes about to be added: growth by doubling would cost twice the memory."""
-        t = self.tree
-        if t.size() + extra_nodes > t.capacity():
-            t.reserve(t.size() + extra_nodes)
-
-    def remove(self, node: int) -> None:
-        self.tree.remove(node)
-
-    def build(self, parent: int, key: str | None, value: object) -> int:
-        """Add plain data (dicts, lists, strings, ints, bools) under ``parent``, in block style.
-
-        ``key`` is None when ``parent`` is a list. Used for results and new metadata.
-        """
-        t = self.tree
-        child = t.append_child(parent)
-        if isinstance(value, (dict, list)):
-            make = t.to_map if isinstance(value, dict) else t.to_seq
-            make(child) if key is None else make(child, t.to_arena(key.encode()))
-            for k, v in value.items() if isinstance(value, dict) else ((None, v) for v in value):
-                self.build(child, k, v)
-            return child
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        if key is None:
-            t.to_val(child, t.to_arena(text.encode()))
-        else:
-            # One arena copy for both: a second to_arena may move the first one's memory.
-            kb = key.encode()
-            both = t.to_arena(kb + text.encode())
-            t.to_keyval(child, both[: len(kb)], both[len(kb):])
-        if isinstance(value, str):
-            self.set_str(child, value)
-        return child
 
     # --- fidelity ---------------------------------------------------------------------
 
