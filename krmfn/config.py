@@ -186,6 +186,25 @@ def read_config(doc: Doc, node: int | None) -> Config:
                 f"(apiVersion {API_VERSION}) or a plain v1 ConfigMap", ref)
 
 
+class NotOneDocument(ValueError):
+    """YAML text that holds no document or several where one is expected."""
+
+    def __init__(self, count: int):
+        super().__init__(f"holds {count} YAML documents")
+        self.count = count
+
+
+def load_document(text: bytes) -> object:
+    """The one YAML document in ``text`` as plain data (config files, offline live state).
+
+    Raises YamlError when it cannot be read and NotOneDocument when it holds none or several."""
+    doc = Doc.parse(text)
+    docs = doc.documents()
+    if len(docs) != 1:
+        raise NotOneDocument(len(docs))
+    return to_data(doc, docs[0])
+
+
 def to_data(doc: Doc, node: int) -> object:
     """Plain Python data for a small subtree: scalars as text (null as None), maps and lists."""
     node = doc.resolve(node)

@@ -166,17 +166,15 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
 
 
 def _yaml_data(data: bytes, source: str) -> object:
-    from .config import to_data  # YAML is the rare, offline case: import its machinery lazily
-    from .yamldoc import Doc, YamlError
+    from .config import NotOneDocument, load_document  # YAML is the rare, offline case: imported lazily
+    from .yamldoc import YamlError
 
     try:
-        doc = Doc.parse(data)
+        return load_document(data)
     except YamlError as exc:
         raise LiveStateError(f"{source} is neither JSON nor readable YAML ({exc}).") from None
-    docs = doc.documents()
-    if len(docs) != 1:
-        raise LiveStateError(f"{source} holds {len(docs)} YAML documents, not one List.")
-    return to_data(doc, docs[0])
+    except NotOneDocument as exc:
+        raise LiveStateError(f"{source} {exc}, not one List.") from None
 
 
 def parse_time(value: object, what: str) -> datetime:

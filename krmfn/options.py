@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .config import API_VERSION, KIND, parse_fields, to_data
+from .config import API_VERSION, KIND, NotOneDocument, load_document, parse_fields
 from .envelope import FunctionError
-from .yamldoc import Doc, YamlError
+from .yamldoc import YamlError
 
 _SIZE = re.compile(r"\s*([0-9]+)\s*([KMGkmg]?)(?:i?[Bb]|i)?\s*")
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -82,13 +82,11 @@ class Flags:
 
 def _load(text: bytes, what: str) -> object:
     try:
-        doc = Doc.parse(text)
+        return load_document(text)
     except YamlError as exc:
         raise OptionError(f"{what} is {exc}") from None
-    docs = doc.documents()
-    if len(docs) != 1:
-        raise OptionError(f"{what} holds {len(docs)} YAML documents; expected one")
-    return to_data(doc, docs[0])
+    except NotOneDocument as exc:
+        raise OptionError(f"{what} {exc}; expected one") from None
 
 
 def read_config(text: bytes, what: str) -> tuple[str, dict[str, object]]:

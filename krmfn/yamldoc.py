@@ -287,6 +287,14 @@ class Doc:
         child = _find_child(t, node, key.encode())
         return None if child == NONE else child
 
+    def path(self, node: int | None, *keys: str) -> int | None:
+        """The node below ``node`` at ``keys`` (map keys), or None."""
+        for key in keys:
+            if node is None:
+                return None
+            node = self.get(node, key)
+        return node
+
     def get_b(self, node: int, key: bytes) -> int | None:
         """:meth:`get` with the key already encoded, for hot loops."""
         t = self.tree
