@@ -178,6 +178,12 @@ def test_every_limit_is_documented_and_triggers_with_its_message():
         assert any(fragment in r.message for r in errors(out.results)), (name, [str(r) for r in out.results])
 
 
+def test_the_readme_shows_the_same_limits_table():
+    def table(text: str) -> str:
+        return text[text.index("<!-- limits:start -->"):text.index("<!-- limits:end -->")]
+    assert table((REPO / "README.md").read_text()) == table(DOC.read_text())
+
+
 def test_the_defaults_are_the_documented_ones():
     text = DOC.read_text()
     limits = Limits()
