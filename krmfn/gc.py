@@ -69,8 +69,8 @@ class Referrer:
 
 
 @dataclass(frozen=True)
-class Row:
-    """One managed ConfigMap and what gc does with it."""
+class Managed:
+    """A krmfn ConfigMap as read from live state."""
 
     namespace: str
     family: str
@@ -78,6 +78,12 @@ class Row:
     uid: str
     resource_version: str
     created: datetime
+
+
+@dataclass(frozen=True)
+class Row(Managed):
+    """One managed ConfigMap and what gc does with it."""
+
     age: timedelta
     verdict: str
     reasons: tuple[str, ...]
@@ -293,24 +299,14 @@ def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
     return refs
 
 
-@dataclass(frozen=True)
-class _Managed:
-    namespace: str
-    family: str
-    name: str
-    uid: str
-    resource_version: str
-    created: datetime
-
-
-def _managed(obj: dict) -> _Managed:
+def _managed(obj: dict) -> Managed:
     meta = obj["metadata"]
     namespace = meta.get("namespace") or "default"
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         raise LiveStateError(f"a ConfigMap in namespace {namespace} has no name.")
     created = parse_time(meta.get("creationTimestamp"), f"ConfigMap {namespace}/{name}")
-    return _Managed(namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
+    return Managed(namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
                     str(meta.get("resourceVersion") or ""), created)
 
 
@@ -325,7 +321,7 @@ def _is_managed(obj: dict) -> bool | None:
 def plan(objects: Sequence[dict], now: datetime, options: Options, table: ReferenceTable) -> Plan:
     """One row per managed ConfigMap, sorted by namespace, family, newest first."""
     refs = _references(objects, table)
-    families: dict[tuple[str, str], list[_Managed]] = {}
+    families: dict[tuple[str, str], list[Managed]] = {}
     ignored = 0
     for obj in objects:
         managed = _is_managed(obj)
@@ -346,7 +342,7 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
     return Plan(rows, ignored)
 
 
-def _verdict(cm: _Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,
+def _verdict(cm: Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,
              options: Options) -> Row:
     age = now - cm.created
     referrers = sorted(set(referrers), key=lambda r: (r.kind, r.namespace, r.name))
@@ -362,5 +358,4 @@ def _verdict(cm: _Managed, rank: int, size: int, referrers: list[Referrer], now:
     if not reasons:
         reasons.append(f"unused, older than {format_duration(options.min_age)}, "
                        f"not among the newest {options.keep} (#{rank} of {size})")
-    return Row(cm.namespace, cm.family, cm.name, cm.uid, cm.resource_version, cm.created, age, verdict,
-               tuple(reasons), tuple(referrers))
+    return Row(**vars(cm), age=age, verdict=verdict, reasons=tuple(reasons), referrers=tuple(referrers))
