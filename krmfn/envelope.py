@@ -45,7 +45,6 @@ class Result:
     field_path: str | None = None
     current: str | None = None
     proposed: str | None = None
-    file: tuple[str, int] | None = None
 
     def to_data(self) -> dict[str, object]:
         out: dict[str, object] = {"message": self.message, "severity": self.severity}
@@ -58,8 +57,6 @@ class Result:
             if self.proposed is not None:
                 fld["proposedValue"] = self.proposed
             out["field"] = fld
-        if self.file is not None:
-            out["file"] = {"path": self.file[0], "index": self.file[1]}
         return out
 
     def __str__(self) -> str:
