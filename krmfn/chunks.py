@@ -52,10 +52,13 @@ def _ended(text: bytes) -> bytes:
 
 def split(data: bytes) -> Split | None:
     """The parts of a block-style ResourceList, or None where a plain split could be wrong."""
-    if b"\r" in data or data.startswith(b"\xef\xbb\xbf") or _LEADING_TAB.match(data) or _TAB_INDENT.search(data):
+    if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    if b"\t" in data and (_LEADING_TAB.match(data) or _TAB_INDENT.search(data)):
         return None
     # Top-level lines: keys start blocks; comments stay with what precedes them.
     starts: list[tuple[int, str]] = []
+    dashes: list[tuple[int, bool]] = []  # column-0 entries (where, bare "-"): the items' cuts at column 0
     items_block = -1
     for m in _COL0.finditer(b"\n" + data):
         line = m.group(1)
@@ -64,6 +67,7 @@ def split(data: bytes) -> Split | None:
         if line.startswith(b"- ") or line == b"-":
             if not starts:
                 return None
+            dashes.append((m.start(), line == b"-"))
             continue  # an entry of the current block's list (items are cut below)
         key = _TOP_KEY.fullmatch(line)
         if not key:
@@ -96,13 +100,16 @@ def split(data: bytes) -> Split | None:
         indent = len(first.group(1))
         if body[first.start(2):first.start(2) + 2] not in (b"- ", b"-\n"):
             return None
-        # Lines at or above the items' column: each must open an item.
-        shallow = re.compile(rb"\n( {0,%d})(?=[^ \n#])" % indent)
-        cuts = []
-        for m in shallow.finditer(b"\n" + body):
-            if len(m.group(1)) != indent or body[m.end() - 1:m.end() + 1] != b"- ":
+        if indent == 0:  # the column-0 pass saw every such line already
+            lo, hi = bounds[items_block], bounds[items_block + 1]
+            mine = [(d, bare) for d, bare in dashes if lo <= d < hi]
+            if any(bare for _, bare in mine):
+                return None  # a bare "-": an entry on the next line; let rapidyaml normalise it
+            cuts = [d - lo - head_end for d, _ in mine]
+        else:
+            cuts = _shallow_cuts(body, indent)
+            if cuts is None:
                 return None
-            cuts.append(m.start())
         # Text before the first item (blank lines, comments) stays with the key line.
         first_cut = cuts[0]
         head_end += first_cut
@@ -111,6 +118,17 @@ def split(data: bytes) -> Split | None:
         items = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
     blocks[items_block] = Block("items", block.text[:head_end])
     return Split(data[:bounds[0]], blocks, items, indent)
+
+
+def _shallow_cuts(body: bytes, indent: int) -> list[int] | None:
+    """Where items start in ``body``: every line at or above the items' column must open one."""
+    shallow = re.compile(rb"\n( {0,%d})(?=[^ \n#])" % indent)
+    cuts = []
+    for m in shallow.finditer(b"\n" + body):
+        if len(m.group(1)) != indent or body[m.end() - 1:m.end() + 1] != b"- ":
+            return None
+        cuts.append(m.start())
+    return cuts
 
 
 def indent_item(text: bytes, indent: int) -> bytes:

@@ -61,6 +61,7 @@ def test_indented_items_split_at_their_own_column():
     b"apiVersion: v1\nitems:\n  - a: 1\n - b: 2\n",         # broken indentation
     b"apiVersion: v1\nitems:\n- a: 1\n  b: 2\n\tc: 3\n",    # tab
     b"apiVersion: v1\nitems:\n- a: 1\nitems:\n- b: 2\n",    # duplicate key
+    b"apiVersion: v1\nitems:\n- a: 1\n-\n  b: 2\n",          # an entry on the line after its dash
 ])
 def test_anything_unusual_is_left_to_the_full_parser(text):
     assert chunks.split(text) is None
@@ -68,3 +69,9 @@ def test_anything_unusual_is_left_to_the_full_parser(text):
 
 def test_indent_item_leaves_blank_lines_empty():
     assert chunks.indent_item(b"- a: |\n    x\n\n    y\n", 2) == b"  - a: |\n      x\n\n      y\n"
+
+
+def test_a_bare_dash_outside_items_does_not_stop_the_split():
+    text = b"apiVersion: v1\nitems:\n- a: 1\n- b: 2\nresults:\n-\n  message: old\n"
+    s = chunks.split(text)
+    assert s is not None and s.items == [b"- a: 1\n", b"- b: 2\n"]
