@@ -157,10 +157,10 @@ def read_resource(source: bytes, index: int) -> Resource:
         raise error(f"{where} is not valid YAML: {detail} (lines counted from the item's first line)") from None
     if not doc.is_map(node):
         raise error(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind and metadata)")
-    kind = doc.str(doc.get_b(node, b"kind"))
-    api_version = doc.str(doc.get_b(node, b"apiVersion"))
+    kind = doc.str_at(node, b"kind")
+    api_version = doc.str_at(node, b"apiVersion")
     metadata = doc.get_b(node, b"metadata")
-    name = doc.str(doc.get_b(metadata, b"name")) if metadata is not None else None
+    name = doc.str_at(metadata, b"name") if metadata is not None else None
     if not kind:
         raise error(f"{where} has no kind")
     if not api_version:
@@ -168,14 +168,13 @@ def read_resource(source: bytes, index: int) -> Resource:
     if metadata is None or not doc.is_map(metadata):
         raise error(f"{where} ({kind}) has no metadata map")
     if not name and kind != "ConfigMap":  # a Workflow or Job created with generateName has no name yet
-        name = doc.str(doc.get_b(metadata, b"generateName"))
+        name = doc.str_at(metadata, b"generateName")
     if not name:
         raise error(f"{where} ({kind}) has no metadata.name")
-    name_node = doc.get_b(metadata, b"name")
-    if kind == "ConfigMap" and doc.string(name_node) is None:  # its name is the one krmfn builds on
+    if kind == "ConfigMap" and doc.string(doc.get_b(metadata, b"name")) is None:  # the name krmfn builds on
         raise error(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
                     "write it as plain text")
-    namespace = doc.str(doc.get_b(metadata, b"namespace")) or ""
+    namespace = doc.str_at(metadata, b"namespace") or ""
     return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)
 
 

@@ -88,6 +88,10 @@ class Plan:
 
 # --- pass 1: scan ---------------------------------------------------------------------------
 
+def _entry_path(key: str, k: str) -> str:
+    return f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
+
+
 def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
     """``data`` or ``binaryData`` as text, after checking every value is a string."""
     doc = res.tree
@@ -99,11 +103,11 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
         raise error(f"{key} is {doc.describe(node)}, not a map of strings", res.ref, key)
     out: dict[str, str] = {}
     for k, child in doc.items(node):
-        path = f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
         if k in out:
-            raise error(f"{key} has the key {k!r} twice; keep one", res.ref, path)
+            raise error(f"{key} has the key {k!r} twice; keep one", res.ref, _entry_path(key, k))
         value = doc.string(child)
         if value is None:
+            path = _entry_path(key, k)
             target = doc.resolve(child)
             text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)
             what, fix = (("empty (null)", 'write "" for an empty value') if doc.is_null(target) else
@@ -114,8 +118,8 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):
-                raise error(f"{path} is not valid base64; binaryData holds base64 text (base64 -w0 FILE), "
-                            "or move a text value to data", res.ref, path) from None
+                raise error(f"{_entry_path(key, k)} is not valid base64; binaryData holds base64 text "
+                            "(base64 -w0 FILE), or move a text value to data", res.ref, _entry_path(key, k)) from None
         out[k] = value
     return out
 
@@ -145,12 +149,15 @@ def _check_unique_keys(res: Resource) -> None:
     on the reader (the API server refuses it), and a re-run could read the other one."""
     doc = res.tree
     for path, node in (("", res.node), ("metadata", res.metadata),
-                       ("metadata.annotations", doc.get(res.metadata, "annotations")),
-                       ("metadata.labels", doc.get(res.metadata, "labels"))):
+                       ("metadata.annotations", doc.get_b(res.metadata, b"annotations")),
+                       ("metadata.labels", doc.get_b(res.metadata, b"labels"))):
         if node is None or not doc.is_map(node):
             continue
+        keys = doc.keys(node)
+        if len(set(keys)) == len(keys):
+            continue
         seen: set[str] = set()
-        for key, _ in doc.items(node):
+        for key in keys:
             if key in seen:
                 where = f"{path}.{key}" if path else key
                 raise error(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)

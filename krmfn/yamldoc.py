@@ -38,6 +38,7 @@ is_seq = _is_seq = _c.Tree_is_seq
 _is_val_ref = _c.Tree_is_val_ref
 has_val = _has_val = _c.Tree_has_val
 _val = _c.Tree_val
+_key = _c.Tree_key
 _has_val_tag = _c.Tree_has_val_tag
 _is_val_quoted = _c.Tree_is_val_quoted
 _is_val_squo = _c.Tree_is_val_squo
@@ -407,9 +408,35 @@ class Doc:
         return _text(_val(t, node))
 
     def key(self, node: int) -> str:
-        if node in self._verbatim_keys:
+        if self._verbatim_keys and node in self._verbatim_keys:
             return self._verbatim_keys[node]
-        return _text(self.tree.key(node))
+        return _text(_key(self.tree, node))
+
+    def keys(self, node: int) -> list[str]:
+        """The keys of a map, in order (duplicates kept): one tight loop for the hot paths."""
+        t, verbatim = self.tree, self._verbatim_keys
+        out = []
+        child = _first_child(t, node)
+        while child != NONE:
+            out.append(verbatim[child] if verbatim and child in verbatim else _text(_key(t, child)))
+            child = _next_sibling(t, child)
+        return out
+
+    def str_at(self, node: int, key: bytes) -> str | None:
+        """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
+        t = self.tree
+        if not _is_map(t, node):
+            return None
+        child = _find_child(t, node, key)
+        if child == NONE:
+            return None
+        if self.may_alias:
+            child = self.resolve(child)
+        if not _has_val(t, child):
+            return None
+        if self._verbatim and child in self._verbatim:
+            return self._verbatim[child]
+        return _text(_val(t, child))
 
     def string(self, node: int) -> str | None:
         """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
@@ -433,12 +460,20 @@ class Doc:
     def str_map(self, node: int) -> dict[str, str]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
         out: dict[str, str] = {}
-        if node is None or not self.tree.is_map(node):
+        t = self.tree
+        if node is None or not _is_map(t, node):
             return out
-        for key, child in self.items(node):
-            value = self.str(child)
-            if value is not None:
-                out[key] = value
+        plain = not (self.may_alias or self._verbatim or self._verbatim_keys)
+        child = _first_child(t, node)
+        while child != NONE:
+            if plain:  # the common case, without the checks that str() and key() make
+                if _has_val(t, child):
+                    out[_text(_key(t, child))] = _text(_val(t, child))
+            else:
+                value = self.str(child)
+                if value is not None:
+                    out[self.key(child)] = value
+            child = _next_sibling(t, child)
         return out
 
     # --- edits ------------------------------------------------------------------------
