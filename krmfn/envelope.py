@@ -139,10 +139,10 @@ def parse_item(source: bytes) -> tuple[Doc, int]:
     """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
     doc = Doc.parse(bytearray(source))
     root = doc.root
-    if doc.tree.is_stream(root):
-        root = doc.tree.first_child(root)
-    item = doc.tree.first_child(root) if doc.is_seq(root) else NONE
-    if item == NONE or doc.tree.next_sibling(item) != NONE:
+    if doc.is_stream(root):
+        root = doc.first_child(root)
+    item = doc.first_child(root) if doc.is_seq(root) else NONE
+    if item == NONE or doc.next_sibling(item) != NONE:
         raise YamlError("an item's text did not read back as one list entry")
     return doc, item
 

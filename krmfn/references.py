@@ -278,6 +278,16 @@ END = b""
 Leaf = tuple  # tuple[FieldSpec, ...]
 
 
+# The same trie as nested tuples for the walk: ``(((key, Walk), ...), end)``, where ``end`` is
+# None (no name ends here), True (found as it is) or a Leaf. Tuples unpack faster than dicts iterate.
+Walk = tuple
+
+
+def compile_walk(trie: Trie) -> Walk:
+    end = (True if trie[END] is None else trie[END]) if END in trie else None
+    return tuple((key, compile_walk(sub)) for key, sub in trie.items() if key != END), end
+
+
 def _match(leaf: Leaf, doc: Doc, node: int) -> FieldSpec | None:
     return next((s for s in leaf if s.accepts(doc, node)), None)
 
@@ -316,6 +326,7 @@ class ReferenceTable:
     _tries: dict[tuple[str, str], Trie] = field(default_factory=dict)
     notice_kinds: frozenset[str] = field(init=False)  # a set test per item, before any notice work
     _notices: dict[tuple[str, str], tuple[Notice, ...]] = field(default_factory=dict)
+    _walks: dict[tuple[str, str], Walk | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.notice_kinds = frozenset(n.kind for n in self.notices)
@@ -345,6 +356,14 @@ class ReferenceTable:
             trie = self._tries[key] = compile_trie(self.specs_for(api_version, kind))
         return trie
 
+    def walk_for(self, api_version: str, kind: str) -> Walk | None:
+        """The kind's trie compiled for :func:`find`; None when the kind names no ConfigMap."""
+        key = (api_version, kind)
+        if key not in self._walks:
+            trie = self.trie_for(api_version, kind)
+            self._walks[key] = compile_walk(trie) if trie else None
+        return self._walks[key]
+
     def notes(self, doc: Doc, node: int, api_version: str, kind: str) -> list[tuple[str, str]]:
         """``(field path, message)`` for each notice whose field the object has."""
         key = (api_version, kind)
@@ -369,45 +388,49 @@ class _Blank(dict):
         return "?"
 
 
-def find(doc: Doc, node: int, trie: Trie, attrs: dict[int, FieldSpec] | None = None) -> list[int]:
+def find(doc: Doc, node: int, trie: Trie | Walk, attrs: dict[int, FieldSpec] | None = None) -> list[int]:
     """Every scalar the trie leads to below ``node``; lists are traversed implicitly.
 
     Scalars found through a spec with attributes are kept only when its conditions hold, and
     the spec is recorded in ``attrs`` (for the namespace it names, or a ``namespace/`` prefix).
 
-    The hottest loop of a run (every workload, every path): it calls rapidyaml directly and
-    builds no paths; :meth:`Doc.path_of` makes one when a result needs it.
+    The hottest loop of a run (every workload, every path): it calls rapidyaml directly, asks
+    whether a node is a list only when none of the trie's keys is found in it (``find_child``
+    finds no key in a list), and builds no paths; :meth:`Doc.path_of` makes one when needed.
     """
-    t, may_alias, resolve = doc.tree, doc.may_alias, doc.resolve
+    walk = compile_walk(trie) if isinstance(trie, dict) else trie
+    t, may_alias, resolve = doc.raw, doc.may_alias, doc.resolve
     is_seq, find_child, first_child, next_sibling = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling
     has_val = raw.has_val
     found: list[int] = []
-    stack: list[tuple[int, Trie]] = [(node, trie)]
+    stack: list[tuple[int, Walk]] = [(node, walk)]
     pop, push = stack.pop, stack.append
     while stack:
-        node, trie = pop()
+        node, step = pop()
         if may_alias:
             node = resolve(node)
-        if is_seq(t, node):
-            child = first_child(t, node)
-            while child != NONE:
-                push((child, trie))
-                child = next_sibling(t, child)
-            continue
-        for key, sub in trie.items():
-            if sub is None:
-                if has_val(t, node):  # a scalar; nulls and non-strings are the caller's to skip
-                    found.append(node)
-            elif key:
-                child = find_child(t, node, key)  # NONE for scalars and lists too
-                if child != NONE:
-                    push((child, sub))
-            elif has_val(t, node):  # a leaf of specs with attributes: rare
-                spec = _match(sub, doc, node)
+        pairs, end = step
+        if end is not None and has_val(t, node):  # a scalar; nulls and non-strings are the caller's to skip
+            if end is True:
+                found.append(node)
+            else:  # a leaf of specs with attributes: rare
+                spec = _match(end, doc, node)
                 if spec is not None:
                     found.append(node)
                     if attrs is not None:
                         attrs[node] = spec
+            continue
+        matched = False
+        for key, sub in pairs:
+            child = find_child(t, node, key)  # NONE for scalars and lists
+            if child != NONE:
+                push((child, sub))
+                matched = True
+        if not matched and is_seq(t, node):
+            child = first_child(t, node)
+            while child != NONE:
+                push((child, step))
+                child = next_sibling(t, child)
     found.sort()  # document order, whatever the stack's order
     return found
 

@@ -207,12 +207,12 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         out.resources.append(res)
         if res.kind == "ConfigMap" and res.api_version == "v1":
             _scan_configmap(res, config, out)
-        trie = table.trie_for(res.api_version, res.kind)
-        if trie:
+        walk = table.walk_for(res.api_version, res.kind)
+        if walk:
             doc = res.tree
             refs = []
             attrs: dict[int, FieldSpec] = {}  # filled only by specs with conditions or namespaces
-            for node in find(doc, res.node, trie, attrs):
+            for node in find(doc, res.node, walk, attrs):
                 name = doc.string(node)
                 if name is not None:
                     refs.append(Reference(node, name, doc.offset(node)))

@@ -29,7 +29,10 @@ import ryml
 from ryml.ryml import _ryml as _c
 
 NONE = ryml.NONE
-# The SWIG functions themselves: the hot paths skip ryml.py's one-line Python wrappers.
+# The SWIG functions themselves: the hot paths skip ryml.py's one-line Python wrappers, and
+# are called with the tree's SWIG object (``Doc.raw``, ``tree.this``), not the ``ryml.Tree``
+# proxy: SWIG recognises its own object at once, while for a proxy it first formats the
+# type's name to compare it (~0.4 us a call: a tenth of a whole run's time).
 find_child = _find_child = _c.Tree_find_child
 first_child = _first_child = _c.Tree_first_child
 next_sibling = _next_sibling = _c.Tree_next_sibling
@@ -39,6 +42,11 @@ _is_val_ref = _c.Tree_is_val_ref
 has_val = _has_val = _c.Tree_has_val
 _val = _c.Tree_val
 _key = _c.Tree_key
+_parent = _c.Tree_parent
+_child_pos = _c.Tree_child_pos
+_is_stream = _c.Tree_is_stream
+_val_tag = _c.Tree_val_tag
+_rem_val_ref = _c.Tree_rem_val_ref
 _has_val_tag = _c.Tree_has_val_tag
 _is_val_quoted = _c.Tree_is_val_quoted
 _is_val_squo = _c.Tree_is_val_squo
@@ -241,6 +249,10 @@ class Doc:
     _verbatim_keys: dict[int, str] = field(default_factory=dict, repr=False)
     # False when the input defines no anchor, so no alias can need resolving.
     may_alias: bool = True
+    raw: object = field(init=False, repr=False)  # the tree's SWIG object: see the note on _c above
+
+    def __post_init__(self) -> None:
+        self.raw = self.tree.this
 
     @classmethod
     def parse(cls, data: bytes | bytearray) -> Doc:
@@ -282,7 +294,7 @@ class Doc:
 
     def get(self, node: int, key: str) -> int | None:
         """The child of map ``node`` under ``key``, or None."""
-        t = self.tree
+        t = self.raw
         if not _is_map(t, node):
             return None
         child = _find_child(t, node, key.encode())
@@ -298,14 +310,14 @@ class Doc:
 
     def get_b(self, node: int, key: bytes) -> int | None:
         """:meth:`get` with the key already encoded, for hot loops."""
-        t = self.tree
+        t = self.raw
         if not _is_map(t, node):
             return None
         child = _find_child(t, node, key)
         return None if child == NONE else child
 
     def children(self, node: int) -> Iterator[int]:
-        t = self.tree
+        t = self.raw
         child = _first_child(t, node)
         while child != NONE:
             yield child
@@ -315,11 +327,20 @@ class Doc:
         for child in self.children(node):
             yield self.key(child), child
 
+    def first_child(self, node: int) -> int:
+        return _first_child(self.raw, node)
+
+    def next_sibling(self, node: int) -> int:
+        return _next_sibling(self.raw, node)
+
+    def is_stream(self, node: int) -> bool:
+        return _is_stream(self.raw, node)
+
     def is_map(self, node: int) -> bool:
-        return _is_map(self.tree, node)
+        return _is_map(self.raw, node)
 
     def is_seq(self, node: int) -> bool:
-        return _is_seq(self.tree, node)
+        return _is_seq(self.raw, node)
 
     def offset(self, node: int) -> int | None:
         """Where a scalar's text starts in the bytearray this tree was parsed in place from.
@@ -327,7 +348,7 @@ class Doc:
         The text there is the scalar as written only when parsing left it alone (a plain or
         quoted one-liner without escapes); :func:`splice` checks that before using it.
         """
-        t = self.tree
+        t = self.raw
         if self.source is None or not _has_val(t, node):
             return None
         if self._base is None:
@@ -336,12 +357,12 @@ class Doc:
 
     def path_of(self, node: int, top: int) -> str:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
-        t = self.tree
+        t = self.raw
         steps = []
         while node != top and node != NONE:
-            parent = t.parent(node)
+            parent = _parent(t, node)
             if _is_seq(t, parent):
-                steps.append(f"[{t.child_pos(parent, node)}]")
+                steps.append(f"[{_child_pos(t, parent, node)}]")
             else:
                 key = self.key(node)
                 steps.append(f"[{key}]" if "." in key or "/" in key else f".{key}")
@@ -349,14 +370,14 @@ class Doc:
         return "".join(reversed(steps)).lstrip(".")
 
     def parent(self, node: int) -> int | None:
-        p = self.tree.parent(node)
+        p = _parent(self.raw, node)
         return None if p == NONE else p
 
     def is_scalar(self, node: int) -> bool:
-        return _has_val(self.tree, node)
+        return _has_val(self.raw, node)
 
     def is_null(self, node: int) -> bool:
-        t = self.tree
+        t = self.raw
         return (_has_val(t, node) and _val_is_null(t, node) and not _is_val_quoted(t, node)
                 and not _is_val_ref(t, node) and not _has_val_tag(t, node))
 
@@ -373,9 +394,9 @@ class Doc:
 
     def resolve(self, node: int) -> int:
         """Follow an alias (``*name``) to its anchored node; other nodes are returned as they are."""
-        t = self.tree
-        if not self.may_alias or not _is_val_ref(t, node):
+        if not self.may_alias or not _is_val_ref(self.raw, node):
             return node
+        t = self.tree
         if self._anchors is None:
             self._anchors = {}
             stack = [t.root_id()]
@@ -398,7 +419,7 @@ class Doc:
         """The text of a scalar node (aliases followed), or None for a missing or non-scalar node."""
         if node is None:
             return None
-        t = self.tree
+        t = self.raw
         if self.may_alias:
             node = self.resolve(node)
         if not _has_val(t, node):
@@ -410,11 +431,11 @@ class Doc:
     def key(self, node: int) -> str:
         if self._verbatim_keys and node in self._verbatim_keys:
             return self._verbatim_keys[node]
-        return _text(_key(self.tree, node))
+        return _text(_key(self.raw, node))
 
     def keys(self, node: int) -> list[str]:
         """The keys of a map, in order (duplicates kept): one tight loop for the hot paths."""
-        t, verbatim = self.tree, self._verbatim_keys
+        t, verbatim = self.raw, self._verbatim_keys
         out = []
         child = _first_child(t, node)
         while child != NONE:
@@ -424,7 +445,7 @@ class Doc:
 
     def str_at(self, node: int, key: bytes) -> str | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
-        t = self.tree
+        t = self.raw
         if not _is_map(t, node):
             return None
         child = _find_child(t, node, key)
@@ -440,13 +461,13 @@ class Doc:
 
     def string(self, node: int) -> str | None:
         """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
-        t = self.tree
+        t = self.raw
         if self.may_alias:
             node = self.resolve(node)
         if not _has_val(t, node):
             return None
         if _has_val_tag(t, node):
-            tag = _text(t.val_tag(node))
+            tag = _text(_val_tag(t, node))
             return self.str(node) if tag in ("!!str", "tag:yaml.org,2002:str", "<tag:yaml.org,2002:str>") else None
         if _is_val_quoted(t, node):
             return _text(_val(t, node))
@@ -460,7 +481,7 @@ class Doc:
     def str_map(self, node: int) -> dict[str, str]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
         out: dict[str, str] = {}
-        t = self.tree
+        t = self.raw
         if node is None or not _is_map(t, node):
             return out
         plain = not (self.may_alias or self._verbatim or self._verbatim_keys)
@@ -484,12 +505,12 @@ class Doc:
 
     def set_strs(self, nodes: list[int], value: str, quote: bool = False) -> None:
         """:meth:`set_str` for many nodes: the text is checked and copied into the tree once."""
-        t = self.tree
+        t = self.raw
         if _MUST_ESCAPE.search(value):
             for node in nodes:
                 self._verbatim.pop(node, None)
                 if _is_val_ref(t, node):
-                    t.rem_val_ref(node)
+                    _rem_val_ref(t, node)
                 _set_val(t, node, _to_arena(t, _dquote(value).encode()), 0)
                 _set_val_style(t, node, _VAL_PLAIN)
                 self._verbatim[node] = value
@@ -504,7 +525,7 @@ class Doc:
             if self._verbatim and self._verbatim.pop(node, None) is not None:
                 was_quoted = True
             if self.may_alias and _is_val_ref(t, node):
-                t.rem_val_ref(node)
+                _rem_val_ref(t, node)
             was_squo = was_quoted and _is_val_squo(t, node)
             _set_val(t, node, arena, 0)
             if safe and not was_quoted:
