@@ -16,6 +16,7 @@ found by regular expressions, so a 7 MB list costs a few milliseconds here.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # A line at column 0 (after a newline: much faster to search for than a multi-line "^").
@@ -50,8 +51,20 @@ def _ended(text: bytes) -> bytes:
     return text if not text or text.endswith(b"\n") else text + b"\n"
 
 
+def _col0_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(offset, line)`` for each line that starts at column 0 with something other than a space."""
+    if data and data[:1] not in b" \n":
+        yield 0, data[:data.find(b"\n")] if b"\n" in data else data
+    for m in _COL0.finditer(data):
+        yield m.start() + 1, m.group(1)
+
+
 def split(data: bytes) -> Split | None:
-    """The parts of a block-style ResourceList, or None where a plain split could be wrong."""
+    """The parts of a block-style ResourceList, or None where a plain split could be wrong.
+
+    Works in offsets of ``data``: no copy of the whole input is made (each would stay in the
+    process's memory after it is freed), only the items' own texts.
+    """
     if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     if b"\t" in data and (_LEADING_TAB.match(data) or _TAB_INDENT.search(data)):
@@ -60,14 +73,13 @@ def split(data: bytes) -> Split | None:
     starts: list[tuple[int, str]] = []
     dashes: list[tuple[int, bool]] = []  # column-0 entries (where, bare "-"): the items' cuts at column 0
     items_block = -1
-    for m in _COL0.finditer(b"\n" + data):
-        line = m.group(1)
+    for at, line in _col0_lines(data):
         if line.startswith(b"#"):
             continue
         if line.startswith(b"- ") or line == b"-":
             if not starts:
                 return None
-            dashes.append((m.start(), line == b"-"))
+            dashes.append((at, line == b"-"))
             continue  # an entry of the current block's list (items are cut below)
         key = _TOP_KEY.fullmatch(line)
         if not key:
@@ -80,54 +92,51 @@ def split(data: bytes) -> Split | None:
             if inline and inline != b"[]":
                 return None
             items_block = len(starts) if not inline else -1
-        starts.append((m.start(), name))  # m.start() is the newline before, in data's offsets
+        starts.append((at, name))
     if not starts:
         return None
     bounds = [s for s, _ in starts] + [len(data)]
     if any(line.strip() and not line.lstrip().startswith(b"#") for line in data[:bounds[0]].split(b"\n")):
         return None  # content before the first key (`` ---``, an indented line): let rapidyaml judge it
-    blocks = [Block(k, data[bounds[i]:bounds[i + 1]]) for i, (_, k) in enumerate(starts)]
+    blocks = [Block(k, data[bounds[i]:bounds[i + 1]] if i != items_block else b"") for i, (_, k) in enumerate(starts)]
     if items_block < 0:
         return Split(data[:bounds[0]], blocks, [], 0)
-    block = blocks[items_block]
-    head_end = block.text.find(b"\n") + 1 or len(block.text)
-    body = block.text[head_end:]
-    first = _FIRST_ITEM_LINE.search(body)
+    lo, hi = bounds[items_block], bounds[items_block + 1]
+    body = data.find(b"\n", lo, hi) + 1 or hi  # the items' text starts after the key line
+    first = _FIRST_ITEM_LINE.search(data, body, hi)
     if first is None:
         items: list[bytes] = []
         indent = 0
+        cuts = [hi]
     else:
         indent = len(first.group(1))
-        if body[first.start(2):first.start(2) + 2] not in (b"- ", b"-\n"):
+        if data[first.start(2):first.start(2) + 2] not in (b"- ", b"-\n"):
             return None
         if indent == 0:  # the column-0 pass saw every such line already
-            lo, hi = bounds[items_block], bounds[items_block + 1]
-            mine = [(d, bare) for d, bare in dashes if lo <= d < hi]
+            mine = [(d, bare) for d, bare in dashes if body <= d < hi]
             if any(bare for _, bare in mine):
                 return None  # a bare "-": an entry on the next line; let rapidyaml normalise it
-            cuts = [d - lo - head_end for d, _ in mine]
+            cuts = [d for d, _ in mine]
         else:
-            cuts = _shallow_cuts(body, indent)
-            if cuts is None:
+            found = _shallow_cuts(data, body, hi, indent)
+            if found is None:
                 return None
+            cuts = found
         # Text before the first item (blank lines, comments) stays with the key line.
-        first_cut = cuts[0]
-        head_end += first_cut
-        body = body[first_cut:]
-        cuts = [c - first_cut for c in cuts]
-        items = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
-    blocks[items_block] = Block("items", block.text[:head_end])
+        items = [data[a:b] for a, b in zip(cuts, cuts[1:] + [hi])]
+    blocks[items_block] = Block("items", data[lo:cuts[0]])
     return Split(data[:bounds[0]], blocks, items, indent)
 
 
-def _shallow_cuts(body: bytes, indent: int) -> list[int] | None:
-    """Where items start in ``body``: every line at or above the items' column must open one."""
+def _shallow_cuts(data: bytes, start: int, end: int, indent: int) -> list[int] | None:
+    """Where items start in ``data[start:end]``: every line at or above the items' column must open one."""
     shallow = re.compile(rb"\n( {0,%d})(?=[^ \n#])" % indent)
     cuts = []
-    for m in shallow.finditer(b"\n" + body):
-        if len(m.group(1)) != indent or body[m.end() - 1:m.end() + 1] != b"- ":
+    # From the newline before ``start``: its first line is one of the lines looked at.
+    for m in shallow.finditer(data, start - 1, end):
+        if len(m.group(1)) != indent or data[m.end():m.end() + 2] != b"- ":
             return None
-        cuts.append(m.start())
+        cuts.append(m.start() + 1)
     return cuts
 
 

@@ -5,6 +5,7 @@ No I/O here: the shell (cli.py) reads stdin and writes stdout and stderr.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 from .config import read_config
@@ -32,6 +33,22 @@ class Outcome:
         return self.stdout.decode()
 
 
+def _not_utf8(data: bytes, step: int = 1 << 20) -> int | None:
+    """Where the first byte that is not UTF-8 is, or None. Decoded a MiB at a time: a decoded
+    copy of the whole input would stay in the process's memory after it is freed."""
+    if data.isascii():
+        return None
+    view, pos = memoryview(data), 0
+    step = max(step, 4)  # at least one whole character (or an error) in every step
+    while pos < len(data):
+        try:
+            _, used = codecs.utf_8_decode(view[pos:pos + step], "strict", pos + step >= len(data))
+        except UnicodeDecodeError as exc:
+            return pos + exc.start
+        pos += used  # a character cut at the step's end is decoded with the next step
+    return None
+
+
 def run_resource_list(data: bytes, limits: Limits = Limits()) -> Outcome:
     """ResourceList in, ResourceList out.
 
@@ -46,13 +63,12 @@ def run_resource_list(data: bytes, limits: Limits = Limits()) -> Outcome:
         data = data[3:]
     if b"\r" in data:  # CRLF or a lone CR: line breaks to YAML, which rapidyaml reads only as LF
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - data.rfind(b"\n", 0, exc.start)
+    bad = _not_utf8(data)
+    if bad is not None:
+        line = data.count(b"\n", 0, bad) + 1
+        col = bad - data.rfind(b"\n", 0, bad)
         return Outcome([], [Result(f"the input is not UTF-8: line {line}, column {col} holds the byte "
-                                   f"0x{data[exc.start]:02x}; save it as UTF-8 (krmfn reads UTF-8 only)", "error")], 1)
+                                   f"0x{data[bad]:02x}; save it as UTF-8 (krmfn reads UTF-8 only)", "error")], 1)
     try:
         rl = read_resource_list(data)
     except YamlError as exc:
