@@ -13,33 +13,31 @@ over the same encoding.
 from __future__ import annotations
 
 import hashlib
-import re
+import json
 
 ALGORITHMS = ("kustomize", "sha256")
 
-# Go's encoding/json escapes these beyond what JSON requires; Python's json does not.
-_GO_ESCAPE = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029]')
-_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Go's encoding/json escapes these beyond what JSON requires; Python's json does not. Otherwise
+# the two agree: `"`, `\\`, \n, \r, \t, \b and \f written short (Go 1.22 and later, as in
+# kubectl 1.32's kustomize), other control characters as \u00XX, everything else as it is.
+_GO_ONLY = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 _KUSTOMIZE_ALPHABET = str.maketrans("013ae", "ghkmt")
 
 
-def _go_string(text: str) -> str:
-    return '"' + _GO_ESCAPE.sub(lambda m: _SHORT.get(m.group(), f"\\u{ord(m.group()):04x}"), text) + '"'
-
-
-def _go_map(values: dict[str, str]) -> str:
-    # Go sorts map keys by their UTF-8 bytes, which for valid text is code point order.
-    return "{" + ",".join(f"{_go_string(k)}:{_go_string(values[k])}" for k in sorted(values)) + "}"
-
-
 def encode_configmap(data: dict[str, str] | None, binary_data: dict[str, str] | None) -> str:
-    """kustomize's encoding of a ConfigMap for hashing. ``None`` means the field is absent."""
-    parts = []
+    """kustomize's encoding of a ConfigMap for hashing. ``None`` means the field is absent.
+
+    Keys sorted as Go sorts them (by UTF-8 bytes, which for text is code point order), no
+    spaces; Python's C encoder does the work, then the characters only Go escapes are escaped.
+    """
+    obj: dict[str, object] = {"data": "" if data is None else data, "kind": "ConfigMap", "name": ""}
     if binary_data is not None:
-        parts.append('"binaryData":' + _go_map(binary_data))
-    parts.append('"data":' + ('""' if data is None else _go_map(data)))
-    parts.append('"kind":"ConfigMap","name":""')
-    return "{" + ",".join(parts) + "}"
+        obj["binaryData"] = binary_data
+    encoded = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    for char, escaped in _GO_ONLY:
+        if char in encoded:  # a JSON string is the only place these can be
+            encoded = encoded.replace(char, escaped)
+    return encoded
 
 
 def kustomize_suffix(encoded: str) -> str:

@@ -37,12 +37,13 @@ def test_empty_binary_data_map_is_still_encoded():
     ("<b>&amp;</b>", r'"\u003cb\u003e\u0026amp;\u003c/b\u003e"'),
     ("line\u2028sep\u2029", r'"line\u2028sep\u2029"'),
     ("tab\tnl\ncr\r", r'"tab\tnl\ncr\r"'),
-    ("bell\x07 bs\x08 ff\x0c", r'"bell\u0007 bs\u0008 ff\u000c"'),
+    ("bell\x07 bs\x08 ff\x0c", r'"bell\u0007 bs\b ff\f"'),  # Go 1.22+: \b and \f short
     ('quote" back\\', r'"quote\" back\\"'),
+    ("back\\b and \\f", r'"back\\b and \\f"'),
     ("ünï 😀 \x7f", '"ünï 😀 \x7f"'),
 ])
 def test_go_json_string_escaping(text, go):
-    assert hashing._go_string(text) == go
+    assert hashing.encode_configmap({"k": text}, None) == '{"data":{"k":' + go + '},"kind":"ConfigMap","name":""}'
 
 
 def test_keys_sorted_by_code_point_like_go():

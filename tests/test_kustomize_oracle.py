@@ -153,6 +153,8 @@ CASES = {
     "multi-line file": (["k0=x"], {"app.conf": b"server {\n  listen 80;\n}\n"}),
     "binary file": (["k0=x"], {"blob.bin": bytes(range(256))}),
     "empty value": (["k0="], {}),
+    # Go 1.22 and later write \b and \f short (kubectl 1.32's kustomize does); the rest as \u00XX.
+    "control characters": (["k0=x"], {"ctl.txt": b"a\bb\fc\x01d\x1fe\tg\rh\n"}),
 }
 
 
