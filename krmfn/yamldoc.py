@@ -216,23 +216,23 @@ def _text(raw: memoryview | None) -> str:
         return loose.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+_DQUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
+# What _dquote rewrites: the characters of _MUST_ESCAPE, and the quote, backslash, newline and tab.
+_DQUOTE_SPECIAL = re.compile(_MUST_ESCAPE.pattern[:-1] + '"\\\\\n\t]')
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    short = _DQUOTE_ESCAPES.get(ch)
+    if short is not None:
+        return short
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def _dquote(text: str) -> str:
     """A double-quoted YAML scalar meaning ``text`` to every reader."""
-    out = ['"']
-    for ch in text:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif _MUST_ESCAPE.match(ch):
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + _DQUOTE_SPECIAL.sub(_escape, text) + '"'
 
 
 @dataclass
