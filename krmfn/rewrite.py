@@ -52,7 +52,7 @@ class Hashed:
     res: Resource
     original: str
     new_name: str
-    referrers: list[ResourceRef] = field(default_factory=list)
+    referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
 
 
 @dataclass(slots=True)
@@ -248,14 +248,24 @@ class _Index:
     by_original: dict[str, list[Hashed]]
     hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
+    # Answers by (name, the namespace to look in: None for any): a workload names the same
+    # ConfigMap several times, and several workloads name each ConfigMap.
+    _memo: dict[tuple[str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
 
     def candidates(self, name: str, referrer: Resource,
                    namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
         """``namespace``: the one the reference names itself, else the referrer's rules apply."""
+        if namespace is None and referrer.kind not in CLUSTER_SCOPED:
+            namespace = referrer.namespace
+        key = (name, None if namespace is None else namespace or "default")
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._candidates(name, key[1])
+        return found
+
+    def _candidates(self, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
         def ok(r: Resource) -> bool:
-            if namespace is not None:
-                return same_namespace(r.namespace, namespace)
-            return referrer.kind in CLUSTER_SCOPED or same_namespace(r.namespace, referrer.namespace)
+            return namespace is None or same_namespace(r.namespace, namespace)
 
         exact = [r for r in self.by_name.get(name, ()) if ok(r)]
         if exact:
@@ -341,8 +351,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
                 if rename is not None:
                     renames[item] = rename
         for target in named:
-            if referrer not in target.referrers:
-                target.referrers.append(referrer)
+            target.referrers.setdefault(referrer)
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)

@@ -81,6 +81,13 @@ _NON_STRING_PLAIN = re.compile(
     )$"""
 )
 
+# The characters such a scalar can start with: others need no regular expression.
+_NON_STRING_FIRST = frozenset("~nNyYtTfFoO0123456789+-.")
+
+
+def _non_string_plain(text: str) -> bool:
+    return bool(text) and text[0] in _NON_STRING_FIRST and bool(_NON_STRING_PLAIN.match(text))
+
 
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 # No commas: a plain scalar inside a flow map or list would end at one.
@@ -89,8 +96,7 @@ _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./=+-]*$")
 
 def plain_safe(text: str) -> bool:
     """Whether ``text`` can be written unquoted and still read back as this same string."""
-    return (bool(_PLAIN_SAFE.match(text)) and not _NON_STRING_PLAIN.match(text)
-            and not _TIMESTAMP.match(text))
+    return bool(_PLAIN_SAFE.match(text)) and not _non_string_plain(text) and not _TIMESTAMP.match(text)
 
 
 class _PyBuffer(ctypes.Structure):
@@ -476,7 +482,7 @@ class Doc:
         if _val_is_null(t, node):
             return None
         text = _text(_val(t, node))
-        return None if _NON_STRING_PLAIN.match(text) else text
+        return None if _non_string_plain(text) else text
 
     def str_map(self, node: int) -> dict[str, str]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
