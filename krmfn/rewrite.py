@@ -6,8 +6,9 @@ Three passes, so that a failed run never leaves anything half-written:
    referrer's ConfigMap names (with where each sits in the item's text);
 2. :func:`plan` resolves every reference against every ConfigMap (namespaces, re-runs,
    ambiguity) and raises :class:`FunctionError` before any output exists;
-3. :func:`write` produces each item's text: as it came in when untouched, with names spliced
-   into its text when only names change, re-emitted when metadata is added.
+3. :func:`write` produces each item's text: as it came in when untouched, edited in its own
+   text otherwise (names replaced, a hashed ConfigMap's added lines inserted: textedit.py),
+   re-emitted from its tree only where its text cannot be edited in place.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from .chunks import indent_item
 from .config import Config
 from .envelope import Resource, ResourceList, ResourceRef, Result, error, read_resource
 from .references import FieldSpec, ReferenceTable, find
-from .yamldoc import YamlError, splice
+from .textedit import Edit, end_of_line, key_column, splice
+from .yamldoc import NONE, Doc, YamlError, plain_safe, scalar
 
 if TYPE_CHECKING:
     from .jobs import Rename
@@ -368,18 +370,114 @@ def plan(scanned: Scanned, config: Config) -> Plan:
 
 # --- pass 3: write --------------------------------------------------------------------------
 
+def _owned(res: Resource, h: Hashed, retention: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The annotations and labels a hashed ConfigMap must carry."""
+    existing = res.annotations
+    annotations = {ORIGINAL_NAME: h.original}
+    annotations.update((key, merge_annotation(key, existing.get(key), wanted)) for key, wanted in retention.items())
+    return annotations, {FAMILY: family_label(h.original)}
+
+
 def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> None:
+    """The rename in the ConfigMap's tree, for re-emitting it."""
     doc = res.tree
     if res.name != h.new_name:
         doc.set_str(doc.get(res.metadata, "name"), h.new_name)
     doc.set(res.node, "immutable", "true", literal=True)
-    annotations = doc.ensure_map(res.metadata, "annotations")
-    doc.set(annotations, ORIGINAL_NAME, h.original)
-    existing = doc.str_map(annotations)
-    for key, wanted in retention.items():
-        doc.set(annotations, key, merge_annotation(key, existing.get(key), wanted))
-    labels = doc.ensure_map(res.metadata, "labels")
-    doc.set(labels, FAMILY, family_label(h.original))
+    annotations, labels = _owned(res, h, retention)
+    for key, wanted in (("annotations", annotations), ("labels", labels)):
+        node = doc.ensure_map(res.metadata, key)
+        for name, value in wanted.items():
+            doc.set(node, name, value)
+
+
+def _one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
+    """Where the line of a ``key: value`` entry ends, when its value is a one-line scalar on
+    the key's own line; else None."""
+    key_at, value_at, text = doc.key_offset(node), doc.offset(node), doc.str(node)
+    if key_at is None or value_at is None or text is None or "\n" in text:
+        return None
+    end = end_of_line(source, key_at)
+    if end is None or not key_at < value_at < end or source[value_at:value_at + len(text.encode())] != text.encode():
+        return None
+    return end
+
+
+def _entry_end(doc: Doc, source: bytes, node: int) -> int | None:
+    """Where the text of a map entry ends: a one-line scalar's line, or a block map's last entry."""
+    if doc.is_map(node):
+        last = doc.last_child(node)
+        return _entry_end(doc, source, last) if doc.is_block(node) and last != NONE else None
+    return _one_line_end(doc, source, node)
+
+
+def _map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, str],
+               column: int, step: int) -> list[Edit] | None:
+    """Edits that make map ``key`` of block map ``parent`` (entries at ``column``) hold ``wanted``:
+    changed values replaced, missing keys added after the last entry, the map itself added at
+    the end of ``parent`` when there is none."""
+    node = doc.get(parent, key)
+    if node is None:
+        end = _entry_end(doc, source, parent)
+        if end is None:
+            return None
+        entries = "".join(f"{' ' * (column + step)}{k}: {scalar(v)}\n" for k, v in wanted.items())
+        return [(end, "", f"{' ' * column}{key}:\n{entries}")]
+    if not doc.is_map(node) or not doc.is_block(node):
+        return None  # null, {} or a flow map: re-emit
+    children = dict(zip(doc.keys(node), doc.children(node)))
+    edits: list[Edit] = []
+    missing = []
+    for name, value in wanted.items():
+        child = children.get(name)
+        if child is None:
+            missing.append(f"{scalar(name)}: {scalar(value)}\n")
+        elif doc.str(child) != value:
+            if not doc.is_scalar(child) or not plain_safe(value):
+                return None
+            edits.append((doc.offset(child), doc.str(child) or "", value))
+    if missing:
+        last = list(children.values())[-1]
+        end, key_at = _entry_end(doc, source, last), doc.key_offset(last)
+        indent = key_column(source, key_at) if key_at is not None else None
+        if end is None or indent is None:
+            return None
+        edits.append((end, "", "".join(" " * indent + line for line in missing)))
+    return edits
+
+
+def _configmap_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> list[Edit] | None:
+    """The rename as edits of the ConfigMap's own text, so that its comments and style stay;
+    None where its text is not plain block YAML (the tree is re-emitted instead)."""
+    doc, source = res.tree, res.source
+    metadata_key = doc.get_b(res.node, b"metadata")
+    name = doc.get_b(res.metadata, b"name")
+    if doc.may_alias or not source.endswith(b"\n") or metadata_key is None or name is None:
+        return None
+    if not (doc.is_block(res.node) and doc.is_block(res.metadata)):
+        return None
+    root_at, name_at = doc.key_offset(metadata_key), doc.key_offset(name)
+    root = key_column(source, root_at) if root_at is not None else None
+    column = key_column(source, name_at) if name_at is not None else None
+    if root is None or column is None or column <= root:
+        return None
+    edits: list[Edit] = []
+    if res.name != h.new_name:
+        edits.append((doc.offset(name), res.name, h.new_name))
+    annotations, labels = _owned(res, h, retention)
+    for key, wanted in (("annotations", annotations), ("labels", labels)):
+        more = _map_edits(doc, source, res.metadata, key, wanted, column, column - root)
+        if more is None:
+            return None
+        edits += more
+    immutable = doc.get_b(res.node, b"immutable")
+    if immutable is None:  # last: at the item's end, after any lines added to a map that ends there too
+        edits.append((len(source), "", f"{' ' * root}immutable: true\n"))
+    elif not (doc.is_plain(immutable) and doc.str(immutable) == "true"):
+        if not doc.is_plain(immutable):
+            return None
+        edits.append((doc.offset(immutable), doc.str(immutable) or "", "true"))
+    return edits
 
 
 def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0, stop: int | None = None) -> list[bytes]:
@@ -393,8 +491,9 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
         job = p.renames.get(res.index)
         if job is not None:
             edits.append((job.node, job.offset, job.old, job.new))
-        text = None if h else splice(res.source, [(offset, old, new) for _, offset, old, new in edits]) \
-            if edits else res.source
+        own = _configmap_edits(res, h, retention) if h else []  # None: its text cannot be edited in place
+        text_edits = [(offset, old, new) for _, offset, old, new in edits] + (own or [])
+        text = None if own is None else splice(res.source, text_edits) if text_edits else res.source
         if text is None:
             doc = res.tree
             by_text: dict[str, list[int]] = {}
@@ -408,7 +507,7 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
                 text = indent_item(bytes(doc.emit()), indent)
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)
                 raise error(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
-            res.drop()
+        res.drop()
         out.append(text)
     return out
 

@@ -42,6 +42,10 @@ _is_val_ref = _c.Tree_is_val_ref
 has_val = _has_val = _c.Tree_has_val
 _val = _c.Tree_val
 _key = _c.Tree_key
+_has_key = _c.Tree_has_key
+_last_child = _c.Tree_last_child
+_is_block = _c.Tree_is_block
+_is_val_plain = _c.Tree_is_val_plain
 _parent = _c.Tree_parent
 _child_pos = _c.Tree_child_pos
 _is_stream = _c.Tree_is_stream
@@ -120,34 +124,6 @@ def buffer_address(obj: object) -> int:
         return view.buf or 0
     finally:
         _release_buffer(ctypes.byref(view))
-
-
-# What may stand before and after a plain scalar's text, so that it is the whole scalar.
-_PLAIN_BEFORE = frozenset(b" -:[{,")
-_PLAIN_AFTER = frozenset(b" \n,]}#")
-
-
-def splice(source: bytes, edits: list[tuple[int | None, str, str]]) -> bytes | None:
-    """``source`` with each scalar ``old`` at ``offset`` replaced by ``new``, or None when a
-    scalar's text there is not plainly ``old`` (escaped, folded, an alias: re-emit instead)."""
-    out, pos = [], 0
-    for offset, old, new in sorted(edits, key=lambda e: e[0] or -1):
-        if offset is None or offset <= pos and pos:
-            return None
-        old_b = old.encode()
-        end = offset + len(old_b)
-        if offset < 1 or source[offset:end] != old_b:
-            return None
-        before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
-        if before in b"'\"":
-            if after != before or before in old_b or 0x5C in old_b:  # 0x5C: backslash
-                return None
-        elif before not in _PLAIN_BEFORE or after not in _PLAIN_AFTER:
-            return None
-        out += [source[pos:offset], new.encode()]
-        pos = end
-    out.append(source[pos:])
-    return b"".join(out)
 
 
 def scalar(value: object) -> str:
@@ -336,11 +312,22 @@ class Doc:
     def first_child(self, node: int) -> int:
         return _first_child(self.raw, node)
 
+    def last_child(self, node: int) -> int:
+        return _last_child(self.raw, node)
+
     def next_sibling(self, node: int) -> int:
         return _next_sibling(self.raw, node)
 
     def is_stream(self, node: int) -> bool:
         return _is_stream(self.raw, node)
+
+    def is_block(self, node: int) -> bool:
+        """A map or list written in block style (not ``{...}`` or ``[...]``)."""
+        return _is_block(self.raw, node)
+
+    def is_plain(self, node: int) -> bool:
+        """A scalar written without quotes (not a ``|``/``>`` block, not an alias)."""
+        return _has_val(self.raw, node) and _is_val_plain(self.raw, node) and not _is_val_ref(self.raw, node)
 
     def is_map(self, node: int) -> bool:
         return _is_map(self.raw, node)
@@ -352,14 +339,29 @@ class Doc:
         """Where a scalar's text starts in the bytearray this tree was parsed in place from.
 
         The text there is the scalar as written only when parsing left it alone (a plain or
-        quoted one-liner without escapes); :func:`splice` checks that before using it.
+        quoted one-liner without escapes); :func:`textedit.splice` checks that before using it.
         """
         t = self.raw
-        if self.source is None or not _has_val(t, node):
+        if self.source is None or not _has_val(t, node) or self._verbatim and node in self._verbatim:
+            return None
+        text = _val(t, node)
+        if text is None:  # no text at all (``key:``)
             return None
         if self._base is None:
             self._base = buffer_address(self.source)
-        return buffer_address(_val(t, node)) - self._base
+        return buffer_address(text) - self._base
+
+    def key_offset(self, node: int) -> int | None:
+        """:meth:`offset` for a map entry's key."""
+        t = self.raw
+        if self.source is None or not _has_key(t, node) or node in self._verbatim_keys:
+            return None
+        text = _key(t, node)
+        if text is None:
+            return None
+        if self._base is None:
+            self._base = buffer_address(self.source)
+        return buffer_address(text) - self._base
 
     def path_of(self, node: int, top: int) -> str:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""

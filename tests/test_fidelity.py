@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from conftest import resource_list, run
+from krmfn import rewrite
 from krmfn.yamldoc import Doc
 
 try:
@@ -167,3 +168,129 @@ def test_flow_style_resource_list_is_normalised_and_processed():
     assert out.exit_code == 0
     (cm,) = yaml.safe_load(out.text)["items"]
     assert cm["metadata"]["name"].startswith("app-") and cm["immutable"] is True
+
+
+# --- a hashed ConfigMap is edited in its own text ------------------------------------------------
+
+CONFIGMAPS = {
+    "comments and four-space indentation": """\
+-   apiVersion: v1   # the API
+    kind: ConfigMap
+    metadata:
+        # who it is
+        name: "app"
+        annotations:
+            krmfn.dev/content-hash: 'true'   # opted in
+    data:
+        # settings
+        LEVEL: info
+        script: |+
+            echo hi
+            # not a comment: part of the script
+
+""",
+    "items indented under items:": """\
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: app
+      labels:
+        tier: web
+      annotations:
+        krmfn.dev/content-hash: "true"
+    data: {a: b}
+""",
+    "immutable false": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+  immutable: false
+  data:
+    a: b
+""",
+    "flow metadata": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: app, annotations: {krmfn.dev/content-hash: "true"}}  # a comment
+  data:
+    a: b
+""",
+    "flow annotations": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations: {krmfn.dev/content-hash: "true"}
+  data:
+    a: b
+""",
+    "an anchor": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+  data:
+    a: &v shared
+    b: *v
+""",
+    "quoted immutable": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+  immutable: "true"
+""",
+    "empty labels": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    labels: {}
+    annotations:
+      krmfn.dev/content-hash: "true"
+""",
+    "a block scalar last in metadata": """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+      note: |
+        two
+        lines
+  data:
+    a: b
+""",
+}
+LIST_HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+EDITED_IN_PLACE = {"comments and four-space indentation", "items indented under items:", "immutable false"}
+
+
+@pytest.mark.parametrize("case", list(CONFIGMAPS))
+def test_a_hashed_configmap_means_what_a_re_emitted_one_means(case, monkeypatch):
+    text = LIST_HEAD + CONFIGMAPS[case]
+    edited = run(text)
+    assert edited.exit_code == 0, edited.results
+    assert run(edited.text).text == edited.text  # a re-run changes nothing
+    monkeypatch.setattr(rewrite, "_configmap_edits", lambda *args: None)
+    emitted = run(text)
+    for loader in (yaml.safe_load, _ruamel_load):
+        assert loader(edited.text) == loader(emitted.text)
+    if case in EDITED_IN_PLACE:  # every line of the input is still there, but the renamed name's
+        kept = [line for line in CONFIGMAPS[case].splitlines() if "name:" not in line and "immutable" not in line]
+        assert all(line in edited.text.splitlines() for line in kept)
+
+
+def test_configmap_comments_survive_the_rename():
+    out = run(LIST_HEAD + CONFIGMAPS["comments and four-space indentation"]).text
+    for comment in ("# the API", "# who it is", "# opted in", "# settings", "# not a comment: part of the script"):
+        assert comment in out
+    assert yaml.safe_load(out)["items"][0]["data"]["script"] == "echo hi\n# not a comment: part of the script\n\n"

@@ -1,0 +1,80 @@
+"""Edits made in an item's own text, so that every byte krmfn does not own stays as it was.
+
+Two kinds of edit, both located by offsets a parsed tree gave (:meth:`Doc.offset`):
+
+- ``(offset, old, new)``: the scalar written as ``old`` at ``offset`` becomes ``new``;
+- ``(offset, "", lines)``: whole lines inserted at a line start (a key added to a block map);
+  several at one offset go deepest first.
+
+:func:`splice` refuses (returns None) whenever the text is not plainly what the tree says:
+an escaped, folded or aliased scalar, a flow collection, an offset that is not a line start.
+The caller then re-emits the item from its tree instead, which is always correct but drops
+comments and normalises style.
+"""
+
+from __future__ import annotations
+
+Edit = tuple[int | None, str, str]
+
+# What may stand before and after a plain scalar's text, so that it is the whole scalar.
+_PLAIN_BEFORE = frozenset(b" -:[{,")
+_PLAIN_AFTER = frozenset(b" \n,]}#")
+
+
+def splice(source: bytes, edits: list[Edit]) -> bytes | None:
+    """``source`` with every edit made, or None when one cannot be made in the text."""
+    out, pos = [], 0
+    for offset, old, new in sorted(edits, key=_order):
+        if offset is None or offset < pos:
+            return None
+        new_b = new.encode()
+        if not old:  # an insertion of whole lines
+            if not (offset == 0 or source[offset - 1] == 0x0A) or not new_b.endswith(b"\n"):
+                return None
+            out += [source[pos:offset], new_b]
+            pos = offset
+            continue
+        old_b = old.encode()
+        end = offset + len(old_b)
+        if offset < 1 or offset == pos and pos or source[offset:end] != old_b:
+            return None
+        before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
+        if before in b"'\"":
+            if after != before or any(q in text for text in (old_b, new_b) for q in (before, 0x5C)):  # 0x5C: \
+                return None
+        elif before not in _PLAIN_BEFORE or after not in _PLAIN_AFTER:
+            return None
+        out += [source[pos:offset], new_b]
+        pos = end
+    out.append(source[pos:])
+    return b"".join(out)
+
+
+def _order(edit: Edit) -> tuple[int, int]:
+    """By offset; lines inserted at one offset deepest first, so that each closes inside the
+    structure it belongs to (an entry of a map that ends there, then the parent's next key)."""
+    offset, old, new = edit
+    return -1 if offset is None else offset, 0 if old else len(new.lstrip(" ")) - len(new)
+
+
+def line_start(source: bytes, offset: int) -> int:
+    return source.rfind(b"\n", 0, offset) + 1
+
+
+def key_column(source: bytes, offset: int) -> int | None:
+    """The column of a block map's key at ``offset``, or None when something other than
+    indentation (or the ``- `` of a list entry) stands before it on its line."""
+    start = line_start(source, offset)
+    lead = source[start:offset]
+    if lead.strip(b" ") and lead.strip(b" -") or b"\t" in lead:
+        return None
+    return offset - start
+
+
+def end_of_line(source: bytes, offset: int) -> int | None:
+    """Where the line holding ``offset`` ends (after its newline); None on the last, unended line."""
+    end = source.find(b"\n", offset)
+    return None if end < 0 else end + 1
+
+
+__all__ = ["Edit", "splice", "line_start", "key_column", "end_of_line"]

@@ -1,0 +1,43 @@
+"""Edits in an item's own text: scalars replaced, lines inserted, anything unclear refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from krmfn.textedit import key_column, splice
+
+TEXT = b'a: old\nb: "old"\nc: \'old\'\nd:\n  e: x\n'
+
+
+def test_a_plain_or_quoted_scalar_is_replaced_in_place():
+    assert splice(TEXT, [(3, "old", "new"), (11, "old", "new"), (20, "old", "new")]) == \
+        b"a: new\nb: \"new\"\nc: 'new'\nd:\n  e: x\n"
+
+
+def test_lines_are_inserted_at_a_line_start_deepest_first():
+    end = len(TEXT)
+    out = splice(TEXT, [(end, "", "f: y\n"), (end, "", "  g: z\n")])
+    assert out == TEXT + b"  g: z\nf: y\n"
+
+
+@pytest.mark.parametrize("edit", [
+    (4, "old", "new"),            # not where the scalar starts
+    (3, "olx", "new"),            # not the text there
+    (11, "old", 'n"w'),           # the quote inside double quotes
+    (20, "old", "n\\w"),          # a backslash inside quotes
+    (5, "", "x: y\n"),            # an insertion that is not at a line start
+    (7, "", "x: y"),              # inserted lines must end with a newline
+    (None, "old", "new"),         # no offset: the tree's text is not in the source
+])
+def test_what_cannot_be_edited_in_the_text_is_refused(edit):
+    assert splice(TEXT, [edit]) is None
+
+
+def test_overlapping_replacements_are_refused():
+    assert splice(b"a: old\n", [(3, "old", "x"), (3, "old", "y")]) is None
+
+
+@pytest.mark.parametrize("line,column", [(b"  key: v\n", 2), (b"- key: v\n", 2), (b"  - key: v\n", 4),
+                                         (b"a: {key: v}\n", None), (b" \tkey: v\n", None)])
+def test_key_column_only_for_keys_that_start_their_line(line, column):
+    assert key_column(line, line.index(b"key")) == column
