@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from .config import read_config
 from .envelope import FunctionError, Result, has_errors, read_resource_list, render
 from .limits import Limits, check_input, check_parsed, yaml_error
-from .parallel import scan_items, write_items
-from .rewrite import plan, reference_table
+from .parallel import scan_items
+from .rewrite import plan, reference_table, write
 from .yamldoc import YamlError
 
 
@@ -80,7 +80,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits()) -> Outcome:
         config = read_config(rl.envelope, rl.function_config)
         scanned = scan_items(rl, config, reference_table(config), len(data))
         p = plan(scanned, config)
-        items, results = write_items(scanned, p, config, rl.layout.indent, len(data)), p.results
+        items, results = write(scanned, p, config, rl.layout.indent), p.results
     except FunctionError as exc:
         items, results = rl.sources, exc.results
     return Outcome(render(rl, items, results), results, 1 if has_errors(results) else 0)

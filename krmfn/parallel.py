@@ -1,13 +1,13 @@
-"""Read and write a large ResourceList on two cores: a forked child takes the second half.
+"""Read a large ResourceList on two cores: a forked child reads the second half.
 
-Why: reading items (parse, find references, hash) and writing them (splice or re-emit) is
-most of a run, independent per item, and Python runs it on one core. Forking shares the
-input with the child for free; from a scan the child sends back only what planning needs
-(names, references, hashes), not text.
+Why: reading items (parse, find references, hash) is most of a run, independent per item,
+and Python runs it on one core. Forking shares the input with the child for free; the child
+sends back only what planning needs (names, references, hashes, text edits), not text.
+Writing is only splicing text by then, cheaper than a second fork would be.
 
-The result is the same as :func:`rewrite.scan` and :func:`rewrite.write` over all items:
-halves are merged in item order, and the first error in item order wins. Small inputs,
-one-core machines and any failure of the child itself fall back to this process alone.
+The result is the same as :func:`rewrite.scan` over all items: halves are merged in item
+order, and the first error in item order wins. Small inputs, one-core machines and any
+failure of the child itself fall back to this process alone.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TypeVar
 from .config import Config
 from .envelope import FunctionError, Resource, ResourceList
 from .references import ReferenceTable
-from .rewrite import Hashed, Plan, Scanned, scan, write
+from .rewrite import Hashed, Scanned, scan
 
 T = TypeVar("T")
 
@@ -42,7 +42,7 @@ class _Packed:
 
     resources: list[tuple]
     configmaps: list[int]
-    hashed: list[tuple[int, str, str]]
+    hashed: list[tuple[int, str, str, list | None]]
     references: dict
     results: list
 
@@ -51,7 +51,7 @@ def _pack(s: Scanned) -> _Packed:
     return _Packed(
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
         [r.index for r in s.configmaps],
-        [(h.res.index, h.original, h.new_name) for h in s.hashed],
+        [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
         s.references, s.results)
 
 
@@ -59,7 +59,7 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i])
                  for i, node, api, kind, name, ns, meta in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.configmaps],
-                   [Hashed(resources[i], original, new) for i, original, new in p.hashed],
+                   [Hashed(resources[i], original, new, edits=edits) for i, original, new, edits in p.hashed],
                    p.references, p.results)
 
 
@@ -123,14 +123,3 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
         raise err
     rest = _unpack(second, rl) if second is not None else scan(rl, config, table, n // 2, n)
     return _merge(first, rest)
-
-
-def write_items(scanned: Scanned, p: Plan, config: Config, indent: int, size: int) -> list[bytes]:
-    """:func:`rewrite.write` for every item, on two processes when the input is large."""
-    n = len(scanned.resources)
-    if not _worth_it(size, n):
-        return write(scanned, p, config, indent)
-    first, second, err = _halves(n, lambda a, b: write(scanned, p, config, indent, a, b))
-    if err is not None:
-        raise err
-    return first + (second if second is not None else write(scanned, p, config, indent, n // 2, n))

@@ -55,6 +55,7 @@ class Hashed:
     original: str
     new_name: str
     referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
+    edits: list[Edit] | None = None  # the rename in its own text (made while its tree was read); None: re-emit
 
 
 @dataclass(slots=True)
@@ -196,7 +197,9 @@ def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
     if len(new_name) > MAX_NAME:
         raise error(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                     "shorten the ConfigMap's name", res.ref, "metadata.name")
-    out.hashed.append(Hashed(res, original, new_name))
+    h = Hashed(res, original, new_name)
+    h.edits = _configmap_edits(res, h, retention_annotations(config.retention))
+    out.hashed.append(h)
 
 
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0, stop: int | None = None) -> Scanned:
@@ -491,7 +494,7 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
         job = p.renames.get(res.index)
         if job is not None:
             edits.append((job.node, job.offset, job.old, job.new))
-        own = _configmap_edits(res, h, retention) if h else []  # None: its text cannot be edited in place
+        own = h.edits if h else []  # None: its text cannot be edited in place
         text_edits = [(offset, old, new) for _, offset, old, new in edits] + (own or [])
         text = None if own is None else splice(res.source, text_edits) if text_edits else res.source
         if text is None:
