@@ -1,0 +1,31 @@
+"""The document model's own helpers: where a scalar's text sits in the source."""
+
+from __future__ import annotations
+
+import pytest
+
+from krmfn import yamldoc
+from krmfn.yamldoc import Doc, buffer_address, view_address
+
+
+def test_a_memoryview_address_is_read_where_cpython_keeps_it():
+    data = bytearray(b"0123456789" * 20)
+    for view in (memoryview(data), memoryview(data)[7:], memoryview(bytes(data))[150:151], memoryview(b"")):
+        assert view_address(view) == buffer_address(view)
+
+
+def test_without_a_known_layout_the_buffer_protocol_answers(monkeypatch):
+    monkeypatch.setattr(yamldoc, "_VIEW_ADDRESS_SLOT", None)
+    data = bytearray(b"abc")
+    assert view_address(memoryview(data)[1:]) == buffer_address(data) + 1
+
+
+@pytest.mark.parametrize("text,key,value_at", [
+    (b'a: ""\n', b"a", 4), (b"a:\n", b"a", None), (b"x: 1\nlong: " + b"y" * 300 + b"\n", b"long", 11),
+    (b"a: 'q'  # c\n", b"a", 4),
+])
+def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
+    doc = Doc.parse(bytearray(text))
+    node = doc.get_b(doc.root, key)
+    assert doc.offset(node) == value_at
+    assert text[doc.key_offset(node):].startswith(key)
