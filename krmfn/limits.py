@@ -173,7 +173,7 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
 
 # An anchor (``&name``) where a node may start; an alias (``*name``) likewise.
 _ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
-_ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*[^\s,\[\]{}]")
+_ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too: rapidyaml reads it as an alias
 
 
 def _raw(doc: Doc, node: int | None) -> str | None:
