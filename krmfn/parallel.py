@@ -21,7 +21,7 @@ from typing import TypeVar
 from .config import Config
 from .envelope import FunctionError, Resource, ResourceList
 from .references import ReferenceTable
-from .rewrite import Hashed, Scanned, scan
+from .rewrite import Hashed, Reference, Scanned, scan
 
 T = TypeVar("T")
 
@@ -52,7 +52,9 @@ def _pack(s: Scanned) -> _Packed:
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
         [r.index for r in s.configmaps],
         [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
-        s.references, s.results)
+        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced) for r in refs]  # tuples pickle fast
+         for i, refs in s.references.items()},
+        s.results)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
@@ -60,7 +62,7 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
                  for i, node, api, kind, name, ns, meta in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.configmaps],
                    [Hashed(resources[i], original, new, edits=edits) for i, original, new, edits in p.hashed],
-                   p.references, p.results)
+                   {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
@@ -75,10 +77,21 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _halves(n: int, work: Callable[[int, int], T]) -> tuple[T, T | None, BaseException | None]:
+def _middle(sizes: list[int]) -> int:
+    """Where to cut the items so both halves hold about the same text: reading costs about
+    the same per byte whatever the kind (a ConfigMap is hashed, a workload walked), while
+    item counts can be far apart (a list often starts with all its ConfigMaps)."""
+    half, total = sum(sizes) / 2, 0
+    for i, size in enumerate(sizes):
+        total += size
+        if total >= half:
+            return max(1, min(i + 1, len(sizes) - 1))
+    return len(sizes) // 2
+
+
+def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | None, BaseException | None]:
     """``work(0, mid)`` here and ``work(mid, n)`` in a forked child. Returns both results;
     the second is None if the child died, and a FunctionError it raised comes back as such."""
-    mid = n // 2
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: do the second half, send it, and leave without any cleanup
@@ -117,9 +130,10 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
     n = len(rl.sources)
     if not _worth_it(size, n):
         return scan(rl, config, table)
-    first, second, err = _halves(n, lambda a, b: scan(rl, config, table, a, b) if a == 0
+    mid = _middle([len(source) for source in rl.sources])
+    first, second, err = _halves(n, mid, lambda a, b: scan(rl, config, table, a, b) if a == 0
                                  else _pack(scan(rl, config, table, a, b)))
     if err is not None:
         raise err
-    rest = _unpack(second, rl) if second is not None else scan(rl, config, table, n // 2, n)
+    rest = _unpack(second, rl) if second is not None else scan(rl, config, table, mid, n)
     return _merge(first, rest)
