@@ -320,7 +320,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
     renames: dict[int, Rename] = {}
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
-        named: list[Hashed] = []  # the hashed ConfigMaps this item names
+        named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
         for ref in refs:
             if ref.unplaced:
                 target = next((h for _, h in index.candidates(ref.name, res) if h is not None), None)
@@ -344,18 +344,18 @@ def plan(scanned: Scanned, config: Config) -> Plan:
                 continue
             if ref.name != target.new_name:
                 rewrites.setdefault(item, []).append((ref, target))
-            named.append(target)
+            named[target.res.index] = target
         referrer = res.ref
         if named and config.suffix_jobs:
             from . import jobs  # only runs with suffixJobs import it
 
             if jobs.is_job(res):
-                rename, result = jobs.rename(res, [t.new_name for t in named])
+                rename, result = jobs.rename(res, [t.new_name for t in named.values()])
                 results.append(result)
                 referrer = result.resource or referrer  # the Job as it will be named
                 if rename is not None:
                     renames[item] = rename
-        for target in named:
+        for target in named.values():
             target.referrers.setdefault(referrer)
         res.drop()
     for h in scanned.hashed:
