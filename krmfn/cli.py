@@ -1,174 +1,37 @@
-"""The I/O shell: arguments, stdin, stdout, stderr, files, exit codes. Everything else is pure.
+"""The I/O shell: arguments, stdin, stdout, stderr, exit codes. Everything else is pure.
 
-Modes, chosen by the first argument:
-
-- none of the below: a KRM ResourceList on stdin (kpt, kustomize, the container image); with
-  FILE|DIR arguments, plain manifests; with ``--stream``, a multi-document stream on stdin;
-- ``helm``: a Helm post-renderer (a stream; options also from KRMFN_* variables);
-- ``plugin CONFIG``: a kustomize legacy exec plugin;
-- ``install-kustomize-plugin``, ``install-helm-plugin``: write those plugins' scripts;
-- ``gc``: the separate clean-up pass (:mod:`krmfn.gc_cli`).
+With no arguments, krmfn is the KRM function: a ResourceList on stdin, one on stdout. That is
+how kpt, kustomize and the container image run it, once per render, so this module holds only
+that mode and imports nothing else. Every mode with arguments (files, ``--stream``, ``helm``,
+``plugin``, the installers; see :mod:`krmfn.modes`) and ``gc`` (:mod:`krmfn.gc_cli`) is
+imported when asked for.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
 
-from . import __version__
-from .envelope import Result
 from .function import Outcome, run_resource_list
-from .hashing import ALGORITHMS
 from .limits import Limits
-from .options import Flags, OptionError, from_environment, function_config, parse_size, read_config, read_field_specs
-from .retention import RETENTION
 from .yamldoc import quiet_stderr
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from . import plugin
-# The other modes' modules (files, stream, plugin) are imported where used: the function mode,
-# run once per render by kpt and kustomize, starts without them.
-
-__all__ = ["Outcome", "main", "run_resource_list"]
-
-OK, USAGE = 0, 2
-
-MODES = """\
-modes:
-  krmfn                          read a KRM ResourceList on stdin, write one on stdout: the mode kpt
-                                 (fn eval --exec, fn render), kustomize (transformers: exec/container)
-                                 and the container image use. Options come from its functionConfig.
-  krmfn [OPTIONS] FILE|DIR ...   plain manifests: every document of every file in one run, written
-                                 to stdout as one stream, or back to the files with --in-place. A
-                                 DIR is walked for *.yaml and *.yml (hidden entries, kustomization
-                                 files and YAML that is not Kubernetes objects are left out).
-  krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout.
-  krmfn helm [OPTIONS]           Helm post-renderer: a stream, options also from KRMFN_* variables
-                                 (Helm 3: --post-renderer krmfn --post-renderer-args helm, or the
-                                 script install-helm-plugin writes; Helm 4: the plugin it writes).
-  krmfn plugin CONFIG [OPTIONS]  kustomize legacy exec plugin: CONFIG is the ContentHash transformer
-                                 file kustomize passes; a stream on stdin and stdout.
-  krmfn install-kustomize-plugin [DIR]
-                                 write the exec plugin <DIR>/fn.krmfn.dev/v1alpha1/contenthash/
-                                 ContentHash (DIR: $KUSTOMIZE_PLUGIN_HOME, else
-                                 $XDG_CONFIG_HOME/kustomize/plugin, else ~/.config/kustomize/plugin).
-  krmfn install-helm-plugin DIR  write a Helm 4 post-renderer plugin (plugin.yaml and the script
-                                 krmfn-post-renderer, which Helm 3 can run directly).
-  krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
-
-environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_ALGORITHM,
-  KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
-
-exit status: 0 success; 1 the function reported an error (nothing is written); 2 bad arguments.
-"""
-
-
-class _Parser(argparse.ArgumentParser):
-    """Argument errors as one sentence on stderr, not a usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE, f"krmfn: {message} (see {self.prog} --help)\n")
-
-
-def _csv(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
-
-
-def _add_options(p: argparse.ArgumentParser) -> None:
-    """The function's options as flags: the same fields as functionConfig."""
-    g = p.add_argument_group("function options (the functionConfig fields of the same names)")
-    g.add_argument("--select", choices=("annotated", "all"),
-                   help="annotated (default): hash ConfigMaps annotated krmfn.dev/content-hash: \"true\"; "
-                        "all: every ConfigMap not opted out")
-    g.add_argument("--names", type=_csv, action="extend", metavar="NAME[,NAME...]",
-                   help="also hash these ConfigMaps (by original name); repeatable")
-    g.add_argument("--selector", "-l", metavar="SELECTOR",
-                   help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
-    g.add_argument("--algorithm", choices=ALGORITHMS,
-                   help="kustomize (default): 10 characters, identical to configMapGenerator; sha256: 16 hex digits")
-    g.add_argument("--retention", type=_csv, action="extend", metavar="TARGET[,TARGET...]",
-                   help=f"add the annotations that keep old versions from pruning: {', '.join(RETENTION)}; repeatable")
-    g.add_argument("--suffix-jobs", action=argparse.BooleanOptionalAction, default=None,
-                   help="rename Jobs that name a hashed ConfigMap after it (a Job's pod template is immutable)")
-    g.add_argument("--field-specs", metavar="FILE",
-                   help="more places that name ConfigMaps: a YAML list of {kind, group, version, path}, or a "
-                        "kustomize nameReference configuration")
-    g.add_argument("--config", metavar="FILE",
-                   help="a functionConfig file (kind ContentHash, or a v1 ConfigMap); flags override its fields")
-    p.add_argument("--max-input-size", type=_size, metavar="SIZE",
-                   help=f"refuse input larger than SIZE bytes (suffixes K, M, G; default "
-                        f"{Limits().max_input_bytes >> 20}M)")
-    p.add_argument("-v", "--verbose", action="store_true", help="also print info results on stderr")
-    p.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
-
-
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except OptionError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--max-input-size ")) from None
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="krmfn",
-        usage="krmfn [OPTIONS] [FILE|DIR ...]  |  krmfn {helm,plugin,install-kustomize-plugin,"
-              "install-helm-plugin,gc} ...",
-        description="Content-hash ConfigMap names, make them immutable, and rewrite every reference. "
-                    "With no arguments, reads a KRM ResourceList on stdin and writes one on stdout.",
-        epilog=MODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--version", action="version", version=f"krmfn {__version__}")
-    p.add_argument("paths", nargs="*", metavar="FILE|DIR", help="manifest files or directories to transform")
-    p.add_argument("--stream", action="store_true", help="read a plain multi-document YAML stream on stdin")
-    p.add_argument("--in-place", "-i", action="store_true", help="with FILE|DIR: write changed files back")
-    _add_options(p)
-    return p
-
-
-def _mode_parser(mode: str, usage: str, description: str) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"krmfn {mode}", usage=usage, description=description)
-    _add_options(p)
-    return p
+__all__ = ["Outcome", "main", "run_resource_list", "resource_list_mode"]
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:  # the function mode, as orchestrators call it: no parser to build
-        return _resource_list(Limits(), debug=False)
+        return resource_list_mode(Limits(), debug=False)
     if argv[:1] == ["gc"]:
         from .gc_cli import main as gc_main  # a separate pass, never part of a render
 
         return gc_main(argv[1:])
-    commands: dict[str, Callable[[list[str]], int]] = {
-        "helm": _helm, "plugin": _plugin,
-        "install-kustomize-plugin": _install_kustomize, "install-helm-plugin": _install_helm,
-    }
-    if argv[:1] and argv[0] in commands:
-        return commands[argv[0]](argv[1:])
-    args = _parser().parse_args(argv)
-    if args.paths and args.stream:
-        return _usage("--stream reads stdin: give either FILE|DIR arguments or --stream")
-    if args.in_place and not args.paths:
-        return _usage("--in-place writes files back: it needs FILE|DIR arguments")
-    if args.paths or args.stream:
-        return _guard(args.debug, lambda: _files(args) if args.paths else _stream(args))
-    given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "algorithm", "retention",
-                                                  "suffix_jobs", "field_specs", "config")
-             if getattr(args, k) is not None]
-    if given:
-        return _usage(f"{given[0]} applies to FILE|DIR, --stream, helm and plugin modes; a ResourceList "
-                      "takes its options from functionConfig")
-    return _resource_list(_limits(args), args.debug)
+    from .modes import main as modes_main
+
+    return modes_main(argv)
 
 
-def _resource_list(limits: Limits, debug: bool) -> int:
+def resource_list_mode(limits: Limits, debug: bool) -> int:
     """The KRM function itself: ResourceList in, ResourceList out."""
     try:
         with quiet_stderr():
@@ -184,212 +47,3 @@ def _resource_list(limits: Limits, debug: bool) -> int:
     sys.stdout.buffer.writelines(outcome.pieces)
     sys.stdout.flush()
     return outcome.exit_code
-
-
-# --- the plain-stream modes -------------------------------------------------------------------
-
-def _usage(message: str) -> int:
-    sys.stderr.write(f"krmfn: {message}\n")
-    return USAGE
-
-
-def _guard(debug: bool, run: Callable[[], int]) -> int:
-    """Option and file errors as one sentence (exit 2); bugs as one sentence too (exit 2)."""
-    from .files import FilesError
-
-    try:
-        return run()
-    except (OptionError, FilesError) as exc:
-        return _usage(str(exc))
-    except OSError as exc:
-        return _usage(f"{exc.filename or 'a file'}: {exc.strerror}")
-    except Exception as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"krmfn: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it\n")
-        return USAGE
-
-
-def _read(path: str, what: str) -> bytes:
-    from pathlib import Path
-
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise OptionError(f"cannot read {what} {path} ({exc.strerror})") from None
-
-
-def _function_config(args: argparse.Namespace, config_path: str | None = None) -> dict[str, object] | None:
-    """The functionConfig for the flags (and a config file), or None when no option is given."""
-    name: str = "krmfn"
-    fields: dict[str, object] = {}
-    path = config_path or args.config
-    with quiet_stderr():  # rapidyaml prints parse errors itself; ours are one sentence
-        if path:
-            name, fields = read_config(_read(path, "config file"), path)
-        specs = None
-        if args.field_specs:
-            specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
-    flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs)
-    fields.update(flags.fields())
-    if not fields and not path:
-        return None
-    return function_config(name, fields)
-
-
-def _limits(args: argparse.Namespace) -> Limits:
-    return Limits() if args.max_input_size is None else Limits(max_input_bytes=args.max_input_size)
-
-
-def _report(results: list[Result], verbose: bool) -> None:
-    """Errors and warnings on stderr, one line each; infos too with --verbose."""
-    for r in results:
-        if r.severity != "info" or verbose:
-            sys.stderr.write(f"krmfn: {r}\n")
-
-
-def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
-    from .stream import run_stream
-
-    if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
-        raise OptionError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
-                          "like a mode is ./NAME)")
-    fc = _function_config(args, config_path)
-    data = sys.stdin.buffer.read()
-    with quiet_stderr():
-        outcome = run_stream(data, fc, _limits(args))
-    _report(outcome.results, args.verbose)
-    if outcome.exit_code != 0:
-        return outcome.exit_code
-    sys.stdout.buffer.write(outcome.stdout)
-    sys.stdout.flush()
-    return OK
-
-
-def _files(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from .files import FilesError, Source, concatenate, find, run_files
-
-    fc = _function_config(args)
-    sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
-    if not sources:
-        raise FilesError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    with quiet_stderr():
-        outcome = run_files(sources, fc, _limits(args))
-    _report(outcome.results, args.verbose)
-    if args.verbose:
-        for path in outcome.skipped:
-            sys.stderr.write(f"krmfn: skipped {path}: not Kubernetes objects\n")
-    if outcome.exit_code != 0:
-        return outcome.exit_code
-    if not args.in_place:
-        sys.stdout.buffer.write(concatenate(outcome.outputs))
-        sys.stdout.flush()
-        return OK
-    before = {s.path: s.text for s in sources}
-    for path, text in outcome.outputs:
-        if text != before[path]:
-            _replace(Path(path), text)
-            if args.verbose:
-                sys.stderr.write(f"krmfn: wrote {path}\n")
-    return OK
-
-
-def _replace(path: Path, text: bytes) -> None:
-    import tempfile
-    from pathlib import Path
-
-    """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _helm(argv: list[str]) -> int:
-    p = _mode_parser("helm", "krmfn helm [OPTIONS]",
-                     "Helm post-renderer: Helm's rendered stream on stdin, the transformed stream on stdout. "
-                     "Options from flags, else from the KRMFN_* environment variables of the same names "
-                     "(KRMFN_SELECT=all, KRMFN_RETENTION=helm, ...).")
-    args = p.parse_args(argv)
-    env = from_environment(os.environ)
-    try:
-        if "max_input_size" in env and args.max_input_size is None:
-            args.max_input_size = parse_size(env["max_input_size"])
-        for key in ("select", "selector", "algorithm", "field_specs", "config"):
-            if getattr(args, key) is None and key in env:
-                setattr(args, key, env[key])
-        for key in ("names", "retention"):
-            if getattr(args, key) is None and key in env:
-                setattr(args, key, _csv(env[key]))
-        if args.suffix_jobs is None and "suffix_jobs" in env:
-            args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
-            if args.suffix_jobs is None:
-                raise OptionError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")
-    except OptionError as exc:
-        return _usage(str(exc))
-    return _guard(args.debug, lambda: _stream(args))
-
-
-def _plugin(argv: list[str]) -> int:
-    p = _mode_parser("plugin", "krmfn plugin CONFIG [OPTIONS]",
-                     "kustomize legacy exec plugin: CONFIG is the transformer's config file (kind ContentHash, "
-                     "apiVersion fn.krmfn.dev/v1alpha1); kustomize's resources on stdin, transformed on stdout. "
-                     "Extra OPTIONS come from the config's argsOneLiner or argsFromFile.")
-    p.add_argument("plugin_config", metavar="CONFIG")
-    args = p.parse_args(argv)
-    return _guard(args.debug, lambda: _stream(args, args.plugin_config))
-
-
-def _command() -> list[str]:
-    """How an installed script runs this krmfn: this interpreter, so a venv needs no PATH entry."""
-    return [sys.executable, "-m", "krmfn"]
-
-
-def _install(files: list[plugin.File], target: Path) -> int:
-    for f in files:
-        path = target / f.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f.text)
-        if f.executable:
-            path.chmod(0o755)
-        sys.stdout.write(f"{path}\n")
-    return OK
-
-
-def _install_kustomize(argv: list[str]) -> int:
-    from pathlib import Path
-
-    from . import plugin
-
-    p = _Parser(prog="krmfn install-kustomize-plugin", description=(
-        "Write kustomize's legacy exec plugin for kind ContentHash, a script that runs `krmfn plugin`, to "
-        "DIR/fn.krmfn.dev/v1alpha1/contenthash/ContentHash; then use it with "
-        "`kubectl kustomize --enable-alpha-plugins` and KUSTOMIZE_PLUGIN_HOME=DIR."))
-    p.add_argument("dir", nargs="?", metavar="DIR",
-                   help="plugin home (default: $KUSTOMIZE_PLUGIN_HOME, else $XDG_CONFIG_HOME/kustomize/plugin, "
-                        "else ~/.config/kustomize/plugin)")
-    args = p.parse_args(argv)
-    target = Path(args.dir) if args.dir else plugin.kustomize_plugin_home(os.environ)
-    return _guard(False, lambda: _install(plugin.kustomize_plugin(_command()), target))
-
-
-def _install_helm(argv: list[str]) -> int:
-    from pathlib import Path
-
-    from . import plugin
-
-    p = _Parser(prog="krmfn install-helm-plugin", description=(
-        "Write a Helm post-renderer plugin to DIR: plugin.yaml (Helm 4: `helm plugin install DIR`, then "
-        "`--post-renderer krmfn`) and the script krmfn-post-renderer (Helm 3: `--post-renderer "
-        "DIR/krmfn-post-renderer`)."))
-    p.add_argument("dir", metavar="DIR")
-    args = p.parse_args(argv)
-    return _guard(False, lambda: _install(plugin.helm_plugin(_command()), Path(args.dir)))

@@ -13,7 +13,6 @@ failure of the child itself fall back to this process alone.
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -92,6 +91,8 @@ def _middle(sizes: list[int]) -> int:
 def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | None, BaseException | None]:
     """``work(0, mid)`` here and ``work(mid, n)`` in a forked child. Returns both results;
     the second is None if the child died, and a FunctionError it raised comes back as such."""
+    import pickle  # here: runs too small to fork never load it
+
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: do the second half, send it, and leave without any cleanup

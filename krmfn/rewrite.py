@@ -13,8 +13,6 @@ Three passes, so that a failed run never leaves anything half-written:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -118,6 +116,9 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
                          if text is not None else (doc.describe(target), "write it as text (a | block)"))
             raise error(f"{path} is {what}; ConfigMap values must be strings: {fix}", res.ref, path)
         if binary:
+            import base64
+            import binascii  # here: only binaryData needs them
+
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):

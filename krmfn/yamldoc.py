@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import functools
 import os
 import re
 import sys
@@ -68,10 +69,30 @@ _SQUOTED_EXPLICIT_KEY = re.compile(rb"\?\s+'")
 # Escapes whose decoded character rapidyaml's emitter would write raw (see module doc).
 _RISKY_ESCAPE = re.compile(rb'\\[0abefvxuUNLP]')
 # Characters a double-quoted scalar must escape to mean the same to YAML 1.1 and 1.2 readers.
-_MUST_ESCAPE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]')
+_MUST_ESCAPE_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"
 
-# Plain scalars that a YAML 1.1 or 1.2 reader takes for something other than a string.
-_NON_STRING_PLAIN = re.compile(
+# The three patterns below take a millisecond each to compile, and a small run (one item)
+# often needs none of them: each is compiled on first use.
+
+
+@functools.cache
+def _must_escape() -> re.Pattern[str]:
+    return re.compile(f"[{_MUST_ESCAPE_CHARS}]")
+
+
+@functools.cache
+def _dquote_special() -> re.Pattern[str]:
+    """What _dquote rewrites: the characters of _must_escape, and the quote, backslash, newline and tab."""
+    return re.compile(f'[{_MUST_ESCAPE_CHARS}"\\\\\n\t]')
+
+
+@functools.cache
+def _non_string_plain_re() -> re.Pattern[str]:
+    """Plain scalars that a YAML 1.1 or 1.2 reader takes for something other than a string."""
+    return re.compile(_NON_STRING_PLAIN)
+
+
+_NON_STRING_PLAIN = (
     r"""(?x)^(?:
       ~|null|Null|NULL
      |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
@@ -90,7 +111,7 @@ _NON_STRING_FIRST = frozenset("~nNyYtTfFoO0123456789+-.")
 
 
 def _non_string_plain(text: str) -> bool:
-    return bool(text) and text[0] in _NON_STRING_FIRST and bool(_NON_STRING_PLAIN.match(text))
+    return bool(text) and text[0] in _NON_STRING_FIRST and bool(_non_string_plain_re().match(text))
 
 
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
@@ -229,8 +250,6 @@ def _text(raw: memoryview | None) -> str:
 
 
 _DQUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
-# What _dquote rewrites: the characters of _MUST_ESCAPE, and the quote, backslash, newline and tab.
-_DQUOTE_SPECIAL = re.compile(_MUST_ESCAPE.pattern[:-1] + '"\\\\\n\t]')
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -244,7 +263,9 @@ def _escape(m: re.Match[str]) -> str:
 
 def _dquote(text: str) -> str:
     """A double-quoted YAML scalar meaning ``text`` to every reader."""
-    return '"' + _DQUOTE_SPECIAL.sub(_escape, text) + '"'
+    if text.isprintable():  # no control, format or separator characters: only " and \\ to escape
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _dquote_special().sub(_escape, text) + '"'
 
 
 @dataclass
@@ -544,7 +565,7 @@ class Doc:
     def set_strs(self, nodes: list[int], value: str, quote: bool = False) -> None:
         """:meth:`set_str` for many nodes: the text is checked and copied into the tree once."""
         t = self.raw
-        if _MUST_ESCAPE.search(value):
+        if _must_escape().search(value):
             for node in nodes:
                 self._verbatim.pop(node, None)
                 if _is_val_ref(t, node):
@@ -629,13 +650,13 @@ class Doc:
             n = stack.pop()
             if t.has_key(n) and (t.is_key_dquo(n) or t.is_key_squo(n)):
                 text = _text(t.key(n))
-                if _MUST_ESCAPE.search(text) or "\n" in text:  # a line break: written as one line
+                if _must_escape().search(text) or "\n" in text:  # a line break: written as one line
                     t._set_key(n, t.to_arena(_dquote(text).encode()))
                     t.set_key_style(n, ryml.KEY_PLAIN)
                     self._verbatim_keys[n] = text
             if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n) and t.val(n) is not None:
                 text = _text(t.val(n))
-                if _MUST_ESCAPE.search(text) or text != str(t.val(n), "utf-8", "replace"):
+                if _must_escape().search(text) or text != str(t.val(n), "utf-8", "replace"):
                     t._set_val(n, t.to_arena(_dquote(text).encode()))
                     t.set_val_style(n, ryml.VAL_PLAIN)
                     self._verbatim[n] = text
