@@ -22,8 +22,8 @@ from .chunks import indent_item
 from .config import Config
 from .envelope import Resource, ResourceList, ResourceRef, Result, error, read_resource
 from .references import FieldSpec, ReferenceTable, find
-from .textedit import Edit, end_of_line, key_column, splice
-from .yamldoc import NONE, Doc, YamlError, plain_safe, scalar
+from .textedit import Edit, key_column, map_edits, splice
+from .yamldoc import YamlError
 
 if TYPE_CHECKING:
     from .jobs import Rename
@@ -395,61 +395,6 @@ def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> No
             doc.set(node, name, value)
 
 
-def _one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where the line of a ``key: value`` entry ends, when its value is a one-line scalar on
-    the key's own line; else None."""
-    key_at, value_at, text = doc.key_offset(node), doc.offset(node), doc.str(node)
-    if key_at is None or value_at is None or text is None or "\n" in text:
-        return None
-    end = end_of_line(source, key_at)
-    if end is None or not key_at < value_at < end or source[value_at:value_at + len(text.encode())] != text.encode():
-        return None
-    return end
-
-
-def _entry_end(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where the text of a map entry ends: a one-line scalar's line, or a block map's last entry."""
-    if doc.is_map(node):
-        last = doc.last_child(node)
-        return _entry_end(doc, source, last) if doc.is_block(node) and last != NONE else None
-    return _one_line_end(doc, source, node)
-
-
-def _map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, str],
-               column: int, step: int) -> list[Edit] | None:
-    """Edits that make map ``key`` of block map ``parent`` (entries at ``column``) hold ``wanted``:
-    changed values replaced, missing keys added after the last entry, the map itself added at
-    the end of ``parent`` when there is none."""
-    node = doc.get(parent, key)
-    if node is None:
-        end = _entry_end(doc, source, parent)
-        if end is None:
-            return None
-        entries = "".join(f"{' ' * (column + step)}{k}: {scalar(v)}\n" for k, v in wanted.items())
-        return [(end, "", f"{' ' * column}{key}:\n{entries}")]
-    if not doc.is_map(node) or not doc.is_block(node):
-        return None  # null, {} or a flow map: re-emit
-    children = dict(zip(doc.keys(node), doc.children(node)))
-    edits: list[Edit] = []
-    missing = []
-    for name, value in wanted.items():
-        child = children.get(name)
-        if child is None:
-            missing.append(f"{scalar(name)}: {scalar(value)}\n")
-        elif doc.str(child) != value:
-            if not doc.is_scalar(child) or not plain_safe(value):
-                return None
-            edits.append((doc.offset(child), doc.str(child) or "", value))
-    if missing:
-        last = list(children.values())[-1]
-        end, key_at = _entry_end(doc, source, last), doc.key_offset(last)
-        indent = key_column(source, key_at) if key_at is not None else None
-        if end is None or indent is None:
-            return None
-        edits.append((end, "", "".join(" " * indent + line for line in missing)))
-    return edits
-
-
 def _configmap_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> list[Edit] | None:
     """The rename as edits of the ConfigMap's own text, so that its comments and style stay;
     None where its text is not plain block YAML (the tree is re-emitted instead)."""
@@ -470,7 +415,7 @@ def _configmap_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> lis
         edits.append((doc.offset(name), res.name, h.new_name))
     annotations, labels = _owned(res, h, retention)
     for key, wanted in (("annotations", annotations), ("labels", labels)):
-        more = _map_edits(doc, source, res.metadata, key, wanted, column, column - root)
+        more = map_edits(doc, source, res.metadata, key, wanted, column, column - root)
         if more is None:
             return None
         edits += more

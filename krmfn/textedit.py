@@ -1,6 +1,7 @@
 """Edits made in an item's own text, so that every byte krmfn does not own stays as it was.
 
-Two kinds of edit, both located by offsets a parsed tree gave (:meth:`Doc.offset`):
+Two kinds of edit, both located by offsets a parsed tree gave (:meth:`Doc.offset`); the
+functions at the end find them for a block map's entries:
 
 - ``(offset, old, new)``: the scalar written as ``old`` at ``offset`` becomes ``new``;
 - ``(offset, "", lines)``: whole lines inserted at a line start (a key added to a block map);
@@ -13,6 +14,8 @@ comments and normalises style.
 """
 
 from __future__ import annotations
+
+from .yamldoc import NONE, Doc, plain_safe, scalar
 
 Edit = tuple[int | None, str, str]
 
@@ -77,4 +80,61 @@ def end_of_line(source: bytes, offset: int) -> int | None:
     return None if end < 0 else end + 1
 
 
-__all__ = ["Edit", "splice", "line_start", "key_column", "end_of_line"]
+# --- edits located with the item's tree -----------------------------------------------------
+
+def one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
+    """Where the line of a ``key: value`` entry ends, when its value is a one-line scalar on
+    the key's own line; else None."""
+    key_at, value_at, text = doc.key_offset(node), doc.offset(node), doc.str(node)
+    if key_at is None or value_at is None or text is None or "\n" in text:
+        return None
+    end = end_of_line(source, key_at)
+    if end is None or not key_at < value_at < end or source[value_at:value_at + len(text.encode())] != text.encode():
+        return None
+    return end
+
+
+def entry_end(doc: Doc, source: bytes, node: int) -> int | None:
+    """Where the text of a map entry ends: a one-line scalar's line, or a block map's last entry."""
+    if doc.is_map(node):
+        last = doc.last_child(node)
+        return entry_end(doc, source, last) if doc.is_block(node) and last != NONE else None
+    return one_line_end(doc, source, node)
+
+
+def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, str],
+              column: int, step: int) -> list[Edit] | None:
+    """Edits that make map ``key`` of block map ``parent`` (entries at ``column``) hold ``wanted``:
+    changed values replaced, missing keys added after the last entry, the map itself added at
+    the end of ``parent`` when there is none."""
+    node = doc.get(parent, key)
+    if node is None:
+        end = entry_end(doc, source, parent)
+        if end is None:
+            return None
+        entries = "".join(f"{' ' * (column + step)}{k}: {scalar(v)}\n" for k, v in wanted.items())
+        return [(end, "", f"{' ' * column}{key}:\n{entries}")]
+    if not doc.is_map(node) or not doc.is_block(node):
+        return None  # null, {} or a flow map: re-emit
+    children = dict(zip(doc.keys(node), doc.children(node)))
+    edits: list[Edit] = []
+    missing = []
+    for name, value in wanted.items():
+        child = children.get(name)
+        if child is None:
+            missing.append(f"{scalar(name)}: {scalar(value)}\n")
+        elif doc.str(child) != value:
+            if not doc.is_scalar(child) or not plain_safe(value):
+                return None
+            edits.append((doc.offset(child), doc.str(child) or "", value))
+    if missing:
+        last = list(children.values())[-1]
+        end, key_at = entry_end(doc, source, last), doc.key_offset(last)
+        indent = key_column(source, key_at) if key_at is not None else None
+        if end is None or indent is None:
+            return None
+        edits.append((end, "", "".join(" " * indent + line for line in missing)))
+    return edits
+
+
+__all__ = ["Edit", "splice", "line_start", "key_column", "end_of_line", "one_line_end", "entry_end", "map_edits"]

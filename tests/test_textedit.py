@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn.textedit import key_column, splice
+from krmfn.textedit import key_column, map_edits, splice
+from krmfn.yamldoc import Doc
 
 TEXT = b'a: old\nb: "old"\nc: \'old\'\nd:\n  e: x\n'
 
@@ -41,3 +42,31 @@ def test_overlapping_replacements_are_refused():
                                          (b"a: {key: v}\n", None), (b" \tkey: v\n", None)])
 def test_key_column_only_for_keys_that_start_their_line(line, column):
     assert key_column(line, line.index(b"key")) == column
+
+
+META = b"metadata:\n  name: app  # the name\n  labels:\n    tier: web\n"
+
+
+def _map_edits(text: bytes, key: str, wanted: dict[str, str]) -> bytes | None:
+    doc = Doc.parse(bytearray(text))
+    edits = map_edits(doc, text, doc.get(doc.root, "metadata"), key, wanted, 2, 2)
+    return None if edits is None else splice(text, edits)
+
+
+def test_a_missing_key_goes_after_the_maps_last_entry():
+    assert _map_edits(META, "labels", {"krmfn.dev/family": "app"}) == META + b"    krmfn.dev/family: app\n"
+
+
+def test_a_missing_map_goes_at_the_end_of_its_parent():
+    assert _map_edits(META, "annotations", {"a": "b"}) == META + b"  annotations:\n    a: b\n"
+
+
+def test_a_changed_value_is_replaced_and_an_equal_one_left_alone():
+    assert _map_edits(META, "labels", {"tier": "api"}) == META.replace(b"tier: web", b"tier: api")
+    assert _map_edits(META, "labels", {"tier": "web"}) == META
+
+
+@pytest.mark.parametrize("text", [b"metadata:\n  name: app\n  labels: {tier: web}\n",  # a flow map
+                                  b"metadata:\n  name: app\n  labels:\n    note: |\n      two\n      lines\n"])
+def test_what_a_line_cannot_be_added_to_is_refused(text):
+    assert _map_edits(text, "labels", {"krmfn.dev/family": "app"}) is None
