@@ -393,22 +393,19 @@ class Doc:
         quoted one-liner without escapes); :func:`textedit.splice` checks that before using it.
         """
         t = self.raw
-        if self.source is None or not _has_val(t, node) or self._verbatim and node in self._verbatim:
+        if not _has_val(t, node) or self._verbatim and node in self._verbatim:
             return None
-        text = _val(t, node)
-        if text is None:  # no text at all (``key:``)
-            return None
-        if self._base is None:
-            self._base = buffer_address(self.source)
-        return view_address(text) - self._base
+        return self._offset_of(_val(t, node))
 
     def key_offset(self, node: int) -> int | None:
         """:meth:`offset` for a map entry's key."""
         t = self.raw
-        if self.source is None or not _has_key(t, node) or node in self._verbatim_keys:
+        if not _has_key(t, node) or node in self._verbatim_keys:
             return None
-        text = _key(t, node)
-        if text is None:
+        return self._offset_of(_key(t, node))
+
+    def _offset_of(self, text: memoryview | None) -> int | None:
+        if self.source is None or text is None:  # not parsed in place; no text at all (``key:``)
             return None
         if self._base is None:
             self._base = buffer_address(self.source)
@@ -504,19 +501,7 @@ class Doc:
 
     def str_at(self, node: int, key: bytes) -> str | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
-        t = self.raw
-        if not _is_map(t, node):
-            return None
-        child = _find_child(t, node, key)
-        if child == NONE:
-            return None
-        if self.may_alias:
-            child = self.resolve(child)
-        if not _has_val(t, child):
-            return None
-        if self._verbatim and child in self._verbatim:
-            return self._verbatim[child]
-        return _text(_val(t, child))
+        return self.str(self.get_b(node, key))
 
     def string(self, node: int) -> str | None:
         """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
