@@ -168,7 +168,7 @@ def _check_unique_keys(res: Resource) -> None:
             seen.add(key)
 
 
-def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
+def _scan_configmap(res: Resource, config: Config, retention: dict[str, str], out: Scanned) -> None:
     out.configmaps.append(res)
     original = _original_name(res)
     opted_in = _opted_in(res, original, config)
@@ -199,7 +199,7 @@ def _scan_configmap(res: Resource, config: Config, out: Scanned) -> None:
         raise error(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                     "shorten the ConfigMap's name", res.ref, "metadata.name")
     h = Hashed(res, original, new_name)
-    h.edits = _configmap_edits(res, h, retention_annotations(config.retention))
+    h.edits = _configmap_edits(res, h, retention)
     out.hashed.append(h)
 
 
@@ -207,12 +207,13 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
     tree is dropped after."""
     out = Scanned()
+    retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
         res = read_resource(source, index)
         out.resources.append(res)
         if res.kind == "ConfigMap" and res.api_version == "v1":
-            _scan_configmap(res, config, out)
+            _scan_configmap(res, config, retention, out)
         walk = table.walk_for(res.api_version, res.kind)
         if walk:
             doc = res.tree
