@@ -155,13 +155,10 @@ def _check_unique_keys(res: Resource) -> None:
     for path, node in (("", res.node), ("metadata", res.metadata),
                        ("metadata.annotations", doc.get_b(res.metadata, b"annotations")),
                        ("metadata.labels", doc.get_b(res.metadata, b"labels"))):
-        if node is None or not doc.is_map(node):
-            continue
-        keys = doc.keys(node)
-        if len(set(keys)) == len(keys):
+        if node is None or not doc.is_map(node) or not doc.has_duplicate_keys(node):
             continue
         seen: set[str] = set()
-        for key in keys:
+        for key in doc.keys(node):
             if key in seen:
                 where = f"{path}.{key}" if path else key
                 raise error(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)

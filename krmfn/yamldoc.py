@@ -502,6 +502,16 @@ class Doc:
             child = _next_sibling(t, child)
         return out
 
+    def has_duplicate_keys(self, node: int) -> bool:
+        """Whether two entries of map ``node`` have the same key (checked without decoding any)."""
+        t = self.raw
+        child = _first_child(t, node)
+        while child != NONE:
+            if _find_child(t, node, _key(t, child)) != child:  # the first entry with that key is another
+                return True
+            child = _next_sibling(t, child)
+        return False
+
     def str_at(self, node: int, key: bytes) -> str | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
         return self.str(self.get_b(node, key))

@@ -29,3 +29,11 @@ def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
     node = doc.get_b(doc.root, key)
     assert doc.offset(node) == value_at
     assert text[doc.key_offset(node):].startswith(key)
+
+
+@pytest.mark.parametrize("text,duplicate", [(b"a: 1\nb: 2\n", False), (b"a: 1\na: 2\n", True),
+                                            (b'a: 1\n"a": 2\n', True), (b"x: 1\ny: 2\nz: 3\ny: 4\n", True),
+                                            (b'? "\\x01"\n: 1\n? "\\u0001"\n: 2\n', True), (b"{}", False)])
+def test_duplicate_keys_are_found_however_they_are_written(text, duplicate):
+    doc = Doc.parse(bytearray(text))
+    assert doc.has_duplicate_keys(doc.root) is duplicate
