@@ -158,7 +158,7 @@ def _check_unique_keys(res: Resource) -> None:
         if node is None or not doc.is_map(node) or not doc.has_duplicate_keys(node):
             continue
         seen: set[str] = set()
-        for key in doc.keys(node):
+        for key, _ in doc.items(node):
             if key in seen:
                 where = f"{path}.{key}" if path else key
                 raise error(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)

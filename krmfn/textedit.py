@@ -116,19 +116,20 @@ def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, 
         return [(end, "", f"{' ' * column}{key}:\n{entries}")]
     if not doc.is_map(node) or not doc.is_block(node):
         return None  # null, {} or a flow map: re-emit
-    children = dict(zip(doc.keys(node), doc.children(node)))
+    children = dict(doc.items(node))
     edits: list[Edit] = []
     missing = []
     for name, value in wanted.items():
         child = children.get(name)
+        current = None if child is None else doc.str(child)
         if child is None:
             missing.append(f"{scalar(name)}: {scalar(value)}\n")
-        elif doc.str(child) != value:
+        elif current != value:
             if not doc.is_scalar(child) or not plain_safe(value):
                 return None
-            edits.append((doc.offset(child), doc.str(child) or "", value))
+            edits.append((doc.offset(child), current or "", value))
     if missing:
-        last = list(children.values())[-1]
+        last = doc.last_child(node)
         end, key_at = entry_end(doc, source, last), doc.key_offset(last)
         indent = key_column(source, key_at) if key_at is not None else None
         if end is None or indent is None:

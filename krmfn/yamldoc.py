@@ -492,16 +492,6 @@ class Doc:
             return self._verbatim_keys[node]
         return _text(_key(self.raw, node))
 
-    def keys(self, node: int) -> list[str]:
-        """The keys of a map, in order (duplicates kept): one tight loop for the hot paths."""
-        t, verbatim = self.raw, self._verbatim_keys
-        out = []
-        child = _first_child(t, node)
-        while child != NONE:
-            out.append(verbatim[child] if verbatim and child in verbatim else _text(_key(t, child)))
-            child = _next_sibling(t, child)
-        return out
-
     def has_duplicate_keys(self, node: int) -> bool:
         """Whether two entries of map ``node`` have the same key (checked without decoding any)."""
         t = self.raw
