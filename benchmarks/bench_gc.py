@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
-from krmfn import gc
+from krmfn.gc import planner as gc
 
 BUDGET_S = 2.0
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=timezone.utc)

@@ -6,9 +6,10 @@ import textwrap
 
 import pytest
 import yaml
-
 from containers import docker, image  # noqa: F401  (session fixtures: one image build per run)
-from krmfn.cli import Outcome, run_resource_list
+
+from krmfn.cli.guard import exit_code as _exit_code
+from krmfn.core.function import Outcome, run_resource_list
 
 
 def resource_list(items: str, function_config: str | None = None) -> str:
@@ -17,6 +18,11 @@ def resource_list(items: str, function_config: str | None = None) -> str:
     if function_config:
         out += "functionConfig:\n" + textwrap.indent(textwrap.dedent(function_config).strip("\n"), "  ") + "\n"
     return out
+
+
+def exit_code(outcome: object) -> int:
+    """The exit code the shell gives a run's outcome (the core has none of its own)."""
+    return _exit_code(outcome.results)  # type: ignore[attr-defined]
 
 
 def run(text: str) -> Outcome:

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from bad_input.cases import CASES, GOOD, Case, deep_flow, dense, regression_files, rl
-from krmfn.envelope import Result
-from krmfn.function import Outcome, run_resource_list
-from krmfn.limits import MIB, Limits
-from krmfn.yamldoc import quiet_stderr
+from conftest import exit_code
+
+from krmfn.cli.guard import quiet_stderr
+from krmfn.core.function import Outcome, run_resource_list
+from krmfn.document.limits import MIB, Limits
+from krmfn.results import Result
 
 REPO = Path(__file__).resolve().parent.parent
 KRMFN = Path(sys.executable).with_name("krmfn")
@@ -87,7 +88,7 @@ def test_the_corpus_is_large_and_named_uniquely():
 def test_case_in_process(case: Case, inputs):
     data = case_input(case, inputs)
     out = run(data)
-    assert out.exit_code == case.exit, [str(r) for r in out.results]
+    assert exit_code(out) == case.exit, [str(r) for r in out.results]
     assert_plain_messages(out.results)
     if case.exit:
         errs = errors(out.results)
@@ -129,8 +130,8 @@ def test_fuzz_regressions_are_handled(path: Path):
     """Inputs that once crashed krmfn: now an answer, either way, never a crash."""
     data = path.read_bytes()
     out = run(data)
-    assert out.exit_code in (0, 1)
-    assert out.exit_code == 0 or errors(out.results)
+    assert exit_code(out) in (0, 1)
+    assert exit_code(out) == 0 or errors(out.results)
     assert_plain_messages(out.results)
     proc = cli(data)
     assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr
@@ -174,7 +175,7 @@ def test_every_limit_is_documented_and_triggers_with_its_message():
     for name, fragment in documented.items():
         data, limits = TRIGGERS[name]
         out = run(data, limits)
-        assert out.exit_code == 1, name
+        assert exit_code(out) == 1, name
         assert any(fragment in r.message for r in errors(out.results)), (name, [str(r) for r in out.results])
 
 
@@ -195,8 +196,8 @@ def test_the_defaults_are_the_documented_ones():
 
 def test_max_input_size_raises_the_limit_through_the_cli():
     big = GOOD + b"# " + b"x" * (2 * MIB) + b"\n"
-    assert run(big, Limits(max_input_bytes=MIB)).exit_code == 1
-    assert run(big, Limits(max_input_bytes=4 * MIB)).exit_code == 0
+    assert exit_code(run(big, Limits(max_input_bytes=MIB))) == 1
+    assert exit_code(run(big, Limits(max_input_bytes=4 * MIB))) == 0
     proc = cli(big, "--max-input-size", "1M")
     assert proc.returncode == 1 and b"over the limit of 1 MiB" in proc.stderr and not proc.stdout
     proc = cli(big, "--max-input-size", "4M")
@@ -205,7 +206,7 @@ def test_max_input_size_raises_the_limit_through_the_cli():
 
 def test_the_node_limit_follows_the_size_limit():
     data = dense()
-    assert run(data).exit_code == 1
+    assert exit_code(run(data)) == 1
     assert Limits(max_input_bytes=64 * MIB).node_limit == 2 * 2_097_152
     assert Limits(max_nodes=10).node_limit == 10
 
@@ -215,17 +216,17 @@ def test_limit_checks_cost_little_on_ordinary_input():
     sys.path.insert(0, str(REPO / "benchmarks"))
     from generate import resource_list
 
-    from krmfn.limits import check_input
+    from krmfn.document.limits import check_input
 
     prescan = check_input(resource_list(1000).encode(), Limits())
     assert not prescan.deep and not prescan.anchors
 
 
 def test_internal_errors_are_one_line_without_debug_and_a_traceback_with_it():
-    code = ("import sys, krmfn.cli as c\n"
+    code = ("import sys, krmfn.cli, krmfn.cli.function_mode as c\n"
             "def boom(data, limits):\n    raise RuntimeError('simulated bug')\n"
             "c.run_resource_list = boom\n"
-            "raise SystemExit(c.main(sys.argv[1:]))\n")
+            "raise SystemExit(krmfn.cli.main(sys.argv[1:]))\n")
     plain = subprocess.run([sys.executable, "-c", code], input=GOOD, capture_output=True, timeout=60)
     assert plain.returncode != 0 and not plain.stdout
     assert plain.stderr.decode().count("\n") == 1 and b"Traceback" not in plain.stderr

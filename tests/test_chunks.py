@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn import chunks
+from krmfn.document import chunks
 
 KPT_STYLE = b"""\
 # leading comment

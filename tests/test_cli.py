@@ -16,14 +16,20 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import exit_code
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from krmfn import __version__, files, options, plugin, stream
-from krmfn.config import parse_fields, read_config
-from krmfn.function import run_resource_list
-from krmfn.limits import Limits
-from krmfn.yamldoc import Doc
+from krmfn import __version__
+from krmfn.cli import files, options, stream
+from krmfn.cli import installers as plugin
+from krmfn.core.config import parse_fields, read_config, read_config_file
+from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.function import run_resource_list
+from krmfn.core.user_specs import parse_field_specs
+from krmfn.document.limits import Limits
+from krmfn.document.tree import Doc
+from krmfn.results import ConfigError, Where
 
 REPO = Path(__file__).resolve().parent.parent
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
@@ -141,14 +147,14 @@ def test_stream_equals_resource_list_mode() -> None:
     as_stream = "---\n".join(yaml.safe_dump(i, sort_keys=False) for i in rl["items"])
     by_stream = stream.run_stream(as_stream.encode(), None)
     by_rl = run_resource_list(QUICKSTART.read_bytes())
-    assert by_stream.exit_code == by_rl.exit_code == 0
+    assert exit_code(by_stream) == exit_code(by_rl) == 0
     assert list(yaml.safe_load_all(by_stream.stdout)) == yaml.safe_load(by_rl.text)["items"]
     assert [r.message for r in by_stream.results] == [r.message for r in by_rl.results]
 
 
 def test_stream_keeps_untouched_bytes_and_comments_between_documents() -> None:
     done = stream.run_stream(STREAM.encode(), None)
-    assert done.exit_code == 0
+    assert exit_code(done) == 0
     text = done.stdout.decode()
     assert text.count("# Source: a/") == 2
     assert text.endswith(SERVICE)  # untouched: byte for byte, flow style and comment too
@@ -160,7 +166,7 @@ def test_stream_keeps_untouched_bytes_and_comments_between_documents() -> None:
 def test_stream_windows_line_ends_and_bom() -> None:
     crlf = b"\xef\xbb\xbf" + STREAM.replace("\n", "\r\n").encode()
     done = stream.run_stream(crlf, None)
-    assert done.exit_code == 0
+    assert exit_code(done) == 0
     assert done.stdout.startswith(b"\xef\xbb\xbf---\r\n")
     assert b"\n" not in done.stdout.replace(b"\r\n", b"")
     assert done.stdout.replace(b"\r\n", b"\n")[3:] == stream.run_stream(STREAM.encode(), None).stdout
@@ -170,7 +176,7 @@ def test_stream_with_tabs_still_keeps_untouched_documents() -> None:
     tabbed = CONFIGMAP.replace("LOG_LEVEL: 'info'", 'LOG_LEVEL: "a\tb"')
     text = f"{tabbed}---\n{SERVICE}"
     done = stream.run_stream(text.encode(), None)
-    assert done.exit_code == 0
+    assert exit_code(done) == 0
     assert done.stdout.decode().endswith(SERVICE)
     assert yaml.safe_load(done.stdout.decode().split("---\n")[0])["data"]["LOG_LEVEL"] == "a\tb"
 
@@ -183,21 +189,21 @@ def test_stream_empty_and_comment_only() -> None:
 
 def test_stream_error_names_the_document() -> None:
     done = stream.run_stream(f"{SERVICE}---\napiVersion: v1\nkind: ConfigMap\n".encode(), None)
-    assert done.exit_code == 1 and done.stdout == b""
+    assert exit_code(done) == 1 and done.stdout == b""
     assert [r.message for r in done.results if r.severity == "error"] == ["document 2 (ConfigMap) has no metadata map"]
 
 
 def test_stream_limits_apply_to_the_input_as_given() -> None:
     done = stream.run_stream(STREAM.encode(), None, Limits(max_input_bytes=100))
-    assert done.exit_code == 1 and "--max-input-size" in done.results[0].message
+    assert exit_code(done) == 1 and "--max-input-size" in done.results[0].message
     exact = Limits(max_input_bytes=len(STREAM), max_nodes=10_000)
     ok = stream.run_stream(STREAM.encode(), None, exact)  # the wrapper's own bytes do not count
-    assert ok.exit_code == 0
+    assert exit_code(ok) == 0
 
 
 def test_stream_rejects_bytes_that_are_not_utf8() -> None:
     done = stream.run_stream(b"a: 1\nb: \xff\n", None)
-    assert done.exit_code == 1 and "line 2, column 4 holds the byte 0xff" in done.results[0].message
+    assert exit_code(done) == 1 and "line 2, column 4 holds the byte 0xff" in done.results[0].message
 
 
 # --- options: flags and files build the same Config as functionConfig ---------------------------
@@ -224,7 +230,7 @@ def test_flags_build_the_config_function_config_builds(flags: options.Flags, typ
 
 
 def test_bad_flag_values_are_one_sentence() -> None:
-    with pytest.raises(options.OptionError, match="'retention' has unknown target 'nope'"):
+    with pytest.raises(ConfigError, match="'retention' has unknown target 'nope'"):
         options.function_config("c", options.Flags(retention=["nope"]).fields())
 
 
@@ -236,32 +242,48 @@ def test_parse_size(text: str, size: int) -> None:
 
 @pytest.mark.parametrize("text", ["", "0", "1T", "-1", "1.5G", "M", "ten"])
 def test_parse_size_refuses(text: str) -> None:
-    with pytest.raises(options.OptionError, match="is not a size"):
+    with pytest.raises(ConfigError, match="is not a size"):
         options.parse_size(text)
 
 
 def test_read_config_forms() -> None:
     typed = b"apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: x}\nselect: all\n" \
             b"argsOneLiner: --retention flux\n"
-    assert options.read_config(typed, "f") == ("x", {"select": "all"})  # kustomize's own fields dropped
+    ref, fields = read_config_file(typed, "f")
+    assert (ref.name, fields) == ("x", {"select": "all"})  # kustomize's own fields dropped
     cm = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: {select: all, retention: 'flux,kpt'}\n"
-    assert options.read_config(cm, "f") == ("y", {"select": "all", "retention": "flux,kpt"})
-    with pytest.raises(options.OptionError, match="expected kind ContentHash"):
-        options.read_config(b"apiVersion: v1\nkind: Secret\n", "f")
-    with pytest.raises(options.OptionError, match="not valid YAML"):
-        options.read_config(b"a: [\n", "f")
+    ref, fields = read_config_file(cm, "f")
+    assert (ref.name, fields) == ("y", {"select": "all", "retention": "flux,kpt"})
+    with pytest.raises(ConfigError, match="takes kind ContentHash"):
+        read_config_file(b"apiVersion: v1\nkind: Secret\n", "f")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        read_config_file(b"a: [\n", "f")
 
 
 def test_read_field_specs_forms() -> None:
     spec = {"kind": "Rollout", "group": "argoproj.io", "path": "spec/template/spec/volumes/configMap/name"}
     as_list = yaml.safe_dump([spec]).encode()
-    assert options.read_field_specs(as_list, "f") == [spec]
-    assert options.read_field_specs(yaml.safe_dump({"fieldSpecs": [spec]}).encode(), "f") == [spec]
+    specs = parse_field_specs([spec], Where("f"))
+
+    def read(data: object) -> list[FieldSpec]:  # the file, read as the fieldSpecs field would be
+        return parse_field_specs(options.read_field_specs(yaml.safe_dump(data).encode(), "f"), Where("f"))
+
+    assert read([spec]) == specs
+    assert read({"fieldSpecs": [spec]}) == specs
     name_reference = {"nameReference": [{"kind": "Secret", "fieldSpecs": [{"kind": "X", "path": "a"}]},
                                         {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [spec]}]}
-    assert options.read_field_specs(yaml.safe_dump(name_reference).encode(), "f") == [spec]
-    with pytest.raises(options.OptionError, match="not a list of field specs"):
+    assert read(name_reference) == specs
+    with pytest.raises(ConfigError, match="list of field specs"):
         options.read_field_specs(b"a: 1\n", "f")
+
+
+def test_field_specs_file_is_as_strict_as_the_function_config_field() -> None:
+    """Drift fixed: the file was read more leniently (a misspelt key passed; a v2 ConfigMap entry was used)."""
+    misspelt = yaml.safe_dump([{"kind": "Rollout", "pth": "spec/x"}]).encode()
+    with pytest.raises(ConfigError, match="unknown key 'pth'"):
+        options.read_field_specs(misspelt, "f")
+    v2 = {"nameReference": [{"kind": "ConfigMap", "version": "v2", "fieldSpecs": [{"kind": "X", "path": "a"}]}]}
+    assert parse_field_specs(options.read_field_specs(yaml.safe_dump(v2).encode(), "f"), Where("f")) == []
 
 
 def test_environment_names() -> None:
@@ -288,7 +310,7 @@ def test_find_walks_directories(tree: Path) -> None:
     found = files.find([str(tree)])
     assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"]
     assert files.find([str(tree / "values.yaml"), str(tree)])[0] == (str(tree / "values.yaml"), True)
-    with pytest.raises(files.FilesError, match="does not exist"):
+    with pytest.raises(ConfigError, match="does not exist"):
         files.find([str(tree / "missing.yaml")])
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from conftest import exit_code, resource_list, run
 
-from conftest import resource_list, run
-from krmfn.config import Config, LabelSelector, Requirement
+from krmfn.core.config import Config
+from krmfn.core.selector import LabelSelector, Requirement
+from krmfn.results import Where
 
 
 def config_of(fc: str):
@@ -30,7 +32,7 @@ def test_no_function_config_means_annotated_only_kustomize_hash():
 ])
 def test_bad_config_is_an_error_that_names_it(fc, fragment):
     out = config_of(fc)
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     assert fragment in out.results[0].message, out.results[0].message
     assert out.results[0].severity == "error"
 
@@ -50,7 +52,7 @@ kind: ConfigMap
 metadata: {name: c}
 data: {selector: 'tier in (web,api)', retention: 'flux,argocd'}
 """))
-    assert typed.exit_code == plain.exit_code == 0
+    assert exit_code(typed) == exit_code(plain) == 0
     assert typed.text.split("functionConfig")[0] == plain.text.split("functionConfig")[0]
 
 
@@ -64,7 +66,7 @@ data: {selector: 'tier in (web,api)', retention: 'flux,argocd'}
     ("hashed", {"hashed": "x"}, True),
 ])
 def test_label_selector_strings(text, labels, expected):
-    assert LabelSelector.parse(text).matches(labels) is expected
+    assert LabelSelector.parse(text, Where("selector")).matches(labels) is expected
 
 
 def test_empty_selector_selects_nothing():

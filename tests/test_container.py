@@ -20,8 +20,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from containers import IMAGE, REPO, _tail, _unavailable  # noqa: F401  (the fixtures live in conftest)
+
 # How the brief's CI runs it, and how kustomize runs `container:` functions.
 RUN_FLAGS = {
     "ci": ["--network", "none", "--read-only", "--user", "65534"],

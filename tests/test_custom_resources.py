@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import resource_list, run
-from krmfn.references import BUILTIN, NOTICES, POD_SPEC_KINDS
+
+from krmfn.core.table import BUILTIN, NOTICES, POD_SPEC_KINDS
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "custom-resources"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "input.yaml").exists())

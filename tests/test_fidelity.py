@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from conftest import exit_code, resource_list, run
 
-from conftest import resource_list, run
-from krmfn import rewrite
-from krmfn.yamldoc import Doc
+from krmfn.core import rewrite
+from krmfn.document.tree import Doc
 
 try:
     from ruamel.yaml import YAML
@@ -101,7 +101,7 @@ def test_unowned_fields_mean_the_same_before_and_after(reader):
     for items in (_item(), _item() + _configmap_and_pod(), _configmap_and_pod() + _item()):
         text = resource_list(items)
         out = run(text)
-        assert out.exit_code == 0, out.results
+        assert exit_code(out) == 0, out.results
         assert _meaning(out.text, loader) == _meaning(text, loader)
 
 
@@ -165,7 +165,7 @@ def test_flow_style_resource_list_is_normalised_and_processed():
             '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "app", "annotations": '
             '{"krmfn.dev/content-hash": "true"}}, "data": {"k": "v"}}]}')
     out = run(text)
-    assert out.exit_code == 0
+    assert exit_code(out) == 0
     (cm,) = yaml.safe_load(out.text)["items"]
     assert cm["metadata"]["name"].startswith("app-") and cm["immutable"] is True
 
@@ -278,7 +278,7 @@ EDITED_IN_PLACE = {"comments and four-space indentation", "items indented under 
 def test_a_hashed_configmap_means_what_a_re_emitted_one_means(case, monkeypatch):
     text = LIST_HEAD + CONFIGMAPS[case]
     edited = run(text)
-    assert edited.exit_code == 0, edited.results
+    assert exit_code(edited) == 0, edited.results
     assert run(edited.text).text == edited.text  # a re-run changes nothing
     monkeypatch.setattr(rewrite, "_configmap_edits", lambda *args: None)
     emitted = run(text)

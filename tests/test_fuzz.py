@@ -34,16 +34,19 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import exit_code
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bad_input.cases import CASES, GOOD, REGRESSIONS  # noqa: E402
-from krmfn import hashing  # noqa: E402
-from krmfn.function import run_resource_list  # noqa: E402
-from krmfn.limits import Limits  # noqa: E402
-from krmfn.yamldoc import Doc, YamlError, quiet_stderr  # noqa: E402
+
+from krmfn.cli.guard import quiet_stderr  # noqa: E402
+from krmfn.core import hashing  # noqa: E402
+from krmfn.core.function import run_resource_list  # noqa: E402
+from krmfn.document.limits import Limits  # noqa: E402
+from krmfn.document.tree import Doc, YamlError
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                      HealthCheck.data_too_large])
@@ -74,11 +77,11 @@ def assert_sound(data: bytes):
     """The invariants above; returns the outcome."""
     out = run(data)
     errors = [r for r in out.results if r.severity == "error"]
-    assert out.exit_code in (0, 1)
-    assert (out.exit_code == 1) == bool(errors), [str(r) for r in out.results]
+    assert exit_code(out) in (0, 1)
+    assert (exit_code(out) == 1) == bool(errors), [str(r) for r in out.results]
     for r in out.results:
         assert r.message and r.severity in ("error", "warning", "info")
-    if out.exit_code:
+    if exit_code(out):
         if out.stdout:
             assert b"severity: error" in out.stdout
             head = out.stdout[: out.stdout.rindex(b"\nresults:\n") + 1]
@@ -98,7 +101,7 @@ def assert_sound(data: bytes):
         assert isinstance(after, dict), "the output does not read back as a ResourceList"
         assert len(after.get("items") or []) == len(before["items"])
     again = run(out.stdout)
-    assert again.exit_code == 0, [str(r) for r in again.results]
+    assert exit_code(again) == 0, [str(r) for r in again.results]
     assert again.stdout == out.stdout, "not idempotent"
     return out
 
@@ -298,7 +301,7 @@ def test_the_name_hashes_the_data_as_yaml_reads_it(data, style, unicode, crlf):
         text = text.replace("\n", "\r\n")
     meant = yaml.safe_load(text)["items"][0]["data"]
     out = run(text.encode())
-    if out.exit_code:
+    if exit_code(out):
         # Only where PyYAML wrote a raw control character, or left plain a scalar that YAML 1.1
         # readers (kubectl's among them) take for a boolean or number, like y or 0o17: refused.
         assert all("control character" in r.message or "reads as a number, boolean" in r.message
@@ -318,14 +321,14 @@ def _atheris_main() -> None:  # pragma: no cover - runs in a subprocess
     for name in [m for m in sys.modules if m == "krmfn" or m.startswith("krmfn.")]:
         del sys.modules[name]
     with atheris.instrument_imports(include=["krmfn"]):
-        from krmfn.function import run_resource_list as instrumented
-        from krmfn.yamldoc import quiet_stderr as quiet
+        from krmfn.cli.guard import quiet_stderr as quiet
+        from krmfn.core.function import run_resource_list as instrumented
 
     def one_input(data: bytes) -> None:
         with quiet():
             out = instrumented(data, LIMITS)
-        assert out.exit_code in (0, 1)
-        assert (out.exit_code == 1) == any(r.severity == "error" for r in out.results)
+        assert exit_code(out) in (0, 1)
+        assert (exit_code(out) == 1) == any(r.severity == "error" for r in out.results)
 
     atheris.Setup(sys.argv, one_input)
     atheris.Fuzz()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from krmfn import gc, gc_cli
+from krmfn.cli import gc as gc_cli
+from krmfn.gc import planner as gc
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gc"
 CLUSTER = FIXTURES / "cluster.json"

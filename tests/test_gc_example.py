@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krmfn import gc, gc_cli
+from krmfn.cli import gc as gc_cli
+from krmfn.gc import planner as gc
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "gc-cronjob"
 

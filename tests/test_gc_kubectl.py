@@ -21,7 +21,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from krmfn import gc, gc_cli
+from krmfn.cli import gc as gc_cli
+from krmfn.gc import planner as gc
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 

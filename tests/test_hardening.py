@@ -30,7 +30,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from bad_input.cases import GOOD, billion_laughs
 
 REPO = Path(__file__).resolve().parent.parent

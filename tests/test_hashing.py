@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from krmfn import hashing
+from krmfn.core import hashing
 
 # Worked examples from kustomize's own tests.
 KUSTOMIZE_CASES = [

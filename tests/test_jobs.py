@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import exit_code, items_by_name, resource_list, run
 
-from conftest import items_by_name, resource_list, run
-from krmfn import hashing, jobs
+from krmfn.core import hashing, jobs
 
 ON_TYPED = "apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nsuffixJobs: true"
 ON_KPT = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: {suffixJobs: 'true'}"
@@ -50,7 +50,7 @@ def names(out, kind: str = "Job") -> list[str]:
 @pytest.mark.parametrize("config", [ON_TYPED, ON_KPT])
 def test_a_job_naming_a_hashed_configmap_gets_a_suffix_from_it(config):
     out = run(resource_list(cm() + job(), config))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     assert names(out) == [f"migrate-{jobs.job_suffix([hashed()])}"]
     [info] = [r for r in out.results if r.resource.kind == "Job"]
     assert info.severity == "info" and info.resource.name == names(out)[0]
@@ -96,10 +96,10 @@ def test_a_quoted_name_is_renamed_too():
 
 def test_a_name_too_long_for_a_job_is_an_error():
     out = run(resource_list(cm() + job("m" * 53), ON_TYPED))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     [err] = out.results
     assert "63" in err.message and err.field_path == "metadata.name" and err.resource.kind == "Job"
-    assert run(resource_list(cm() + job("m" * 52), ON_TYPED)).exit_code == 0
+    assert exit_code(run(resource_list(cm() + job("m" * 52), ON_TYPED))) == 0
 
 
 def test_a_job_of_another_group_is_not_a_batch_job():

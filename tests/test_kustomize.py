@@ -16,7 +16,7 @@ import pytest
 import yaml
 from tooling import EXAMPLES, env_with, expect_text, need, run, tool, write_krmfn
 
-from krmfn import plugin
+from krmfn.cli import installers as plugin
 
 KUSTOMIZE = EXAMPLES / "kustomize"
 EXPECTED = KUSTOMIZE / "expected-output.yaml"

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ruamel.yaml import YAML
+from conftest import exit_code, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import run
+from ruamel.yaml import YAML
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kustomize oracle) is not on PATH")
@@ -131,7 +130,7 @@ def through_krmfn(literals: list[str], files: dict[str, bytes], generated_cm: di
     rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
           "items": [cm, yaml.safe_load(DEPLOYMENT), yaml.safe_load(CRONJOB)]}
     out = run(yaml.safe_dump(rl, allow_unicode=True, width=1 << 16, default_style="\""))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     return yaml.safe_load(out.text)["items"]
 
 

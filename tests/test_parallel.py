@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import exit_code
 
-from krmfn import parallel
-from krmfn.function import run_resource_list
+from krmfn.core import parallel
+from krmfn.core.function import run_resource_list
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 from generate import resource_list  # noqa: E402
@@ -23,7 +24,7 @@ def _run(data: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch):
 
 def test_two_processes_write_what_one_writes(monkeypatch):
     one, two = _run(BIG, False, monkeypatch), _run(BIG, True, monkeypatch)
-    assert one.exit_code == two.exit_code == 0
+    assert exit_code(one) == exit_code(two) == 0
     assert two.stdout == one.stdout
 
 
@@ -31,7 +32,7 @@ def test_an_error_in_the_childs_half_is_reported_as_one_process_reports_it(monke
     cut = BIG.rindex(b"\n  kind: ")  # the last item: in the child's half
     bad = BIG[:cut] + b"\n  kindx: " + BIG[cut + len(b"\n  kind: "):]
     one, two = _run(bad, False, monkeypatch), _run(bad, True, monkeypatch)
-    assert one.exit_code == two.exit_code == 1
+    assert exit_code(one) == exit_code(two) == 1
     assert two.results == one.results and "item 1499 has no kind" in one.results[0].message
 
 

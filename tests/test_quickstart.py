@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from conftest import run
+from conftest import exit_code, run
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "quickstart"
 
@@ -10,6 +10,6 @@ EXAMPLE = Path(__file__).parent.parent / "examples" / "quickstart"
 def test_quickstart_output_is_the_checked_in_one_and_stable():
     expected = (EXAMPLE / "expected-output.yaml").read_text()
     first = run((EXAMPLE / "input.yaml").read_text())
-    assert first.exit_code == 0
+    assert exit_code(first) == 0
     assert first.text == expected
     assert run(first.text).text == expected

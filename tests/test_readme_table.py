@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from krmfn.reference_docs import markdown_table
-from krmfn.references import BUILTIN
+from krmfn.core.table import BUILTIN
+from krmfn.core.table_docs import markdown_table
 
 README = Path(__file__).parent.parent / "README.md"
 START, END = "<!-- reference-table:start -->\n", "<!-- reference-table:end -->"
@@ -20,12 +20,12 @@ def readme_table() -> str:
 
 def test_readme_table_is_the_generated_one():
     assert readme_table() == markdown_table(), (
-        "README.md's reference table is out of date: paste the output of `python -m krmfn.references` "
+        "README.md's reference table is out of date: paste the output of `python -m krmfn.core.table_docs` "
         "between the reference-table markers")
 
 
 def test_python_m_krmfn_references_prints_it():
-    out = subprocess.run([sys.executable, "-m", "krmfn.references"], capture_output=True, text=True, check=True,
+    out = subprocess.run([sys.executable, "-m", "krmfn.core.table_docs"], capture_output=True, text=True, check=True,
                          cwd=README.parent)
     assert out.stdout == markdown_table() and out.stderr == ""
 

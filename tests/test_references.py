@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from krmfn import references as refs
-from krmfn.envelope import parse_item
-from krmfn.references import (BUILTIN, END, POD_SPEC, Entry, FieldSpec, Has, ReferenceTable, Shape, builtin_specs,
-                              compile_trie, find, split_path, table_specs)
+from krmfn.core import walk as refs
+from krmfn.core.fieldspec import FieldSpec, Has, join_path, split_path
+from krmfn.core.table import BUILTIN, POD_SPEC, POD_SPEC_KINDS, Entry, Shape, builtin_specs, pod_spec_paths, table_specs
+from krmfn.core.walk import END, ReferenceTable, compile_trie, find
+from krmfn.document.resource import parse_item
 
 
 def parsed(text: str):
@@ -22,7 +23,7 @@ def names(text: str, specs, api_version: str = "example.com/v1", kind: str = "Wi
 def test_split_path_keeps_escaped_slashes_in_keys():
     assert split_path("spec/template/spec") == ("spec", "template", "spec")
     assert split_path("metadata/annotations/a.io\\/b") == ("metadata", "annotations", "a.io/b")
-    assert refs.join_path(("metadata", "annotations", "a.io/b")) == "metadata/annotations/a.io\\/b"
+    assert join_path(("metadata", "annotations", "a.io/b")) == "metadata/annotations/a.io\\/b"
 
 
 def test_adding_a_kind_is_adding_a_row():
@@ -47,7 +48,7 @@ spec:
 
 
 def test_builtin_specs_are_the_kubernetes_pod_spec_kinds_and_the_table_has_more():
-    assert {s.kind for s in builtin_specs()} == {k for _, k, _ in refs.POD_SPEC_KINDS}
+    assert {s.kind for s in builtin_specs()} == {k for _, k, _ in POD_SPEC_KINDS}
     assert set(builtin_specs()) <= set(table_specs())
     kinds = {s.kind for s in table_specs()}
     for kind in ("Rollout", "Workflow", "CronWorkflow", "HelmRelease", "Prometheus", "ScaledJob", "CloneSet", "Node",
@@ -165,6 +166,6 @@ def test_notices_name_the_field_and_fill_in_its_values():
 
 
 def test_pod_spec_paths_is_the_pod_spec_shape():
-    assert refs.pod_spec_paths("spec") == POD_SPEC.paths("spec")
-    assert "spec/ephemeralContainers/envFrom/configMapRef/name" in refs.pod_spec_paths("spec")
+    assert pod_spec_paths("spec") == POD_SPEC.paths("spec")
+    assert "spec/ephemeralContainers/envFrom/configMapRef/name" in pod_spec_paths("spec")
     assert POD_SPEC.paths("")[0] == "containers/env/valueFrom/configMapKeyRef/name"

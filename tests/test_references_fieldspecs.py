@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import exit_code, items_by_name, resource_list, run
 
-from conftest import items_by_name, resource_list, run
-from krmfn import hashing
-from krmfn.fieldspecs import parse_field_specs
-from krmfn.references import FieldSpec, Has
+from krmfn.core import hashing
+from krmfn.core.user_specs import parse_field_specs
+from krmfn.results import Where
+
+AT = Where("function config field 'fieldSpecs'")
+from krmfn.core.fieldspec import FieldSpec, Has
 
 ARGO_CONFIG = Path(__file__).parent / "fixtures" / "argo-rollouts" / "rollout-transform.yaml"
 SUFFIX = hashing.suffix("kustomize", {"k": "v"}, None)
@@ -99,7 +102,7 @@ def all_names(obj) -> list[str]:
 def test_the_argo_rollouts_kustomize_configuration_works_unmodified(form):
     config = ARGO_CONFIG.read_text()
     out = run(resource_list(CM + EXPERIMENT, form(config)))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     objs = items_by_name(out)
     assert all_names(objs[("Experiment", "exp")]["spec"]) == [f"app-{SUFFIX}"] * 3
     assert all_names(objs[("AnalysisTemplate", "smoke")]["spec"]) == [f"app-{SUFFIX}"] * 2
@@ -114,7 +117,7 @@ def test_without_the_configuration_the_same_references_are_warnings():
 
 
 def test_the_configuration_keeps_only_its_configmap_part():
-    specs = parse_field_specs(yaml.safe_load(ARGO_CONFIG.read_text()))
+    specs = parse_field_specs(yaml.safe_load(ARGO_CONFIG.read_text()), AT)
     assert len(specs) == 18
     assert {s.kind for s in specs} == {"Rollout", "Experiment", "AnalysisTemplate"}
     assert all(s.group is None and s.version is None and s.maps for s in specs)
@@ -124,23 +127,23 @@ def test_three_shapes_give_the_same_specs():
     bare = [{"kind": "Widget", "group": "example.com", "path": "spec/cm/name"}]
     name_reference = [{"kind": "ConfigMap", "version": "v1", "fieldSpecs": bare},
                       {"kind": "Secret", "version": "v1", "fieldSpecs": [{"kind": "Widget", "path": "spec/s/name"}]}]
-    assert parse_field_specs(bare) == parse_field_specs(name_reference) == parse_field_specs(
-        {"nameReference": name_reference, "commonLabels": [{"path": "metadata/labels", "kind": "Widget"}]}) \
-        == parse_field_specs("- {kind: Widget, group: example.com, path: spec/cm/name}\n") \
+    assert parse_field_specs(bare, AT) == parse_field_specs(name_reference, AT) == parse_field_specs(
+        {"nameReference": name_reference, "commonLabels": [{"path": "metadata/labels", "kind": "Widget"}]}, AT) \
+        == parse_field_specs("- {kind: Widget, group: example.com, path: spec/cm/name}\n", AT) \
         == [FieldSpec("Widget", ("spec", "cm", "name"), "example.com", maps=True)]
 
 
 def test_grammar_escaped_slashes_list_markers_create_and_empty_group():
     [a, b] = parse_field_specs([
         {"kind": "Widget", "path": "metadata/annotations/example.com\\/config", "create": "false"},
-        {"kind": "Widget", "group": "", "version": "", "path": "spec/containers[]/envFrom[]/configMapRef/name"}])
+        {"kind": "Widget", "group": "", "version": "", "path": "spec/containers[]/envFrom[]/configMapRef/name"}], AT)
     assert a.path == ("metadata", "annotations", "example.com/config")
     assert b.path == ("spec", "containers", "envFrom", "configMapRef", "name") and b.group is None
 
 
 def test_krmfn_keys_when_and_namespace_from():
     [spec] = parse_field_specs([{"kind": "Widget", "path": "spec/from/name", "when": {"kind": "ConfigMap"},
-                                 "namespaceFrom": "namespace"}])
+                                 "namespaceFrom": "namespace"}], AT)
     assert spec.when == (Has("kind", "ConfigMap", listed=True),) and spec.namespace_from == "namespace"
 
 
@@ -160,7 +163,7 @@ WIDGET = """\
 
 def widget_names(specs: str, api_version: str = "example.com/v1") -> dict:
     out = run(resource_list(CM + WIDGET.replace("example.com/v1", api_version), typed(specs)))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     return items_by_name(out)[("Widget", "w")]["spec"]
 
 
@@ -198,7 +201,7 @@ def test_group_and_version_select_the_referrer():
 ])
 def test_bad_specs_are_errors_naming_the_spec(specs, words):
     out = run(resource_list(CM, typed(specs + "\n")))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     [err] = out.results
     assert err.severity == "error" and err.field_path == "fieldSpecs"
     for word in words:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import pytest
 import yaml
+from conftest import exit_code
 
-from krmfn.cli import run_resource_list
-from krmfn.retention import FAMILY, ORIGINAL_NAME, RETENTION, family_label, merge_annotation
+from krmfn.core.function import run_resource_list
+from krmfn.core.retention import FAMILY, ORIGINAL_NAME, RETENTION, family_label, merge_annotation
 
 # Kubernetes' label value syntax (k8s.io/apimachinery validation.IsValidLabelValue).
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
@@ -67,7 +68,7 @@ class Run:
 def run(text: str) -> Run:
     outcome = run_resource_list(text.encode())
     out = outcome.stdout  # str or bytes, whichever the envelope gives
-    return Run(out if isinstance(out, str) else bytes(out).decode(), outcome.exit_code, outcome.results)
+    return Run(out if isinstance(out, str) else bytes(out).decode(), exit_code(outcome), outcome.results)
 
 
 def typed(*targets: str) -> str:
@@ -82,7 +83,7 @@ def hashed_configmap(stdout: str) -> dict:
 
 def transform(items_text: str, function_config: str | None) -> tuple[str, dict]:
     outcome = run(resource_list(items_text, function_config))
-    assert outcome.exit_code == 0, outcome.results
+    assert exit_code(outcome) == 0, outcome.results
     return outcome.stdout, hashed_configmap(outcome.stdout)
 
 
@@ -162,7 +163,7 @@ def test_running_on_its_own_output_changes_nothing(targets):
     existing = {"argocd.argoproj.io/sync-options": "ServerSideApply=true"}
     once = run(resource_list(items(**existing), typed(*targets)))
     twice = run(once.stdout)
-    assert twice.exit_code == 0
+    assert exit_code(twice) == 0
     assert twice.stdout == once.stdout
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import exit_code, items_by_name, load, resource_list, run
 
-from conftest import items_by_name, load, resource_list, run
-from krmfn import hashing
+from krmfn.core import hashing
 
 CM = """\
 - apiVersion: v1
@@ -122,7 +122,7 @@ def names_in_pod_spec(spec):
 @pytest.mark.parametrize("api_version,kind", list(WORKLOADS))
 def test_every_reference_in_every_workload_kind_is_rewritten(api_version, kind):
     out = run(resource_list(cm() + workload(api_version, kind)))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     objs = items_by_name(out)
     new = f"app-{suffix_of()}"
     assert ("ConfigMap", new) in objs
@@ -156,7 +156,7 @@ def test_info_result_names_the_new_name_and_every_referrer():
 
 def test_unreferenced_opted_in_configmap_is_a_warning():
     out = run(resource_list(cm()))
-    assert out.exit_code == 0
+    assert exit_code(out) == 0
     (warning,) = [r for r in out.results if r.severity == "warning"]
     assert "nothing in the input references it" in warning.message
 
@@ -196,7 +196,7 @@ def test_optional_references_are_rewritten_and_reported_the_same_way():
 def test_not_opted_in_configmaps_are_untouched_and_so_are_their_references():
     text = resource_list(cm(optin="false") + workload("apps/v1", "Deployment"))
     out = run(text)
-    assert out.exit_code == 0
+    assert exit_code(out) == 0
     assert out.text.startswith(text[: text.index("results") if "results" in text else len(text)])
     objs = items_by_name(out)
     assert ("ConfigMap", "app") in objs and "immutable" not in objs[("ConfigMap", "app")]
@@ -241,7 +241,7 @@ def test_ambiguous_reference_is_an_error_naming_both_candidates():
     key: other
 """ + workload("v1", "Pod", ref="app-cccccccccc")
     out = run(resource_list(items))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     (err,) = [r for r in out.results if r.severity == "error"]
     assert "ambiguous" in err.message and "ConfigMap/app" in err.message and "ConfigMap/app-bbbbbbbbbb" in err.message
     assert err.field_path.startswith("spec.")
@@ -251,7 +251,7 @@ def test_ambiguous_reference_is_an_error_naming_both_candidates():
 
 def test_duplicate_configmaps_are_an_error():
     out = run(resource_list(cm() + cm()))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     assert "appears twice" in out.results[0].message
 
 
@@ -267,7 +267,7 @@ def test_kustomize_generated_configmaps_are_left_alone():
   data: {a: b}
 """
     out = run(resource_list(items))
-    assert out.exit_code == 0
+    assert exit_code(out) == 0
     assert ("ConfigMap", "gen") in items_by_name(out)
     assert any("kustomize adds its own hash suffix" in r.message for r in out.results)
 
@@ -277,7 +277,7 @@ def test_running_on_its_own_output_changes_nothing():
     first = run(text)
     second = run(first.text)
     assert second.text == first.text
-    assert second.exit_code == 0
+    assert exit_code(second) == 0
 
 
 def test_editing_data_of_a_hashed_configmap_renames_from_the_original_and_references_follow():
@@ -337,7 +337,7 @@ def test_sha256_algorithm():
 def test_name_over_253_characters_is_an_error():
     long = "a" * 250
     out = run(resource_list(cm(name=long)))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     assert "253" in out.results[0].message and out.results[0].field_path == "metadata.name"
 
 
@@ -359,7 +359,7 @@ def test_binary_data_is_hashed_as_written():
 def test_non_string_data_value_is_an_error_naming_the_field():
     items = cm(value="on")
     out = run(resource_list(items))
-    assert out.exit_code == 1
+    assert exit_code(out) == 1
     err = out.results[0]
     assert err.field_path == "data.key" and "quote it" in err.message
     assert err.resource.kind == "ConfigMap" and err.resource.name == "app"

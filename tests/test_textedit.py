@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn.textedit import key_column, map_edits, splice
-from krmfn.yamldoc import Doc
+from krmfn.document.textedit import key_column, map_edits, splice
+from krmfn.document.tree import Doc
 
 TEXT = b'a: old\nb: "old"\nc: \'old\'\nd:\n  e: x\n'
 

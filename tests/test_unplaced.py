@@ -5,10 +5,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from conftest import exit_code, items_by_name, resource_list, run
 
-from conftest import items_by_name, resource_list, run
-from krmfn import hashing, unplaced
-from krmfn.references import ReferenceTable
+from krmfn.core import hashing, unplaced
+from krmfn.core.walk import ReferenceTable
 
 NEW = "app-" + hashing.suffix("kustomize", {"k": "v"}, None)
 
@@ -31,7 +31,7 @@ def widget(spec: str, namespace: str = "ns", kind: str = "Widget") -> str:
 
 def warnings(spec: str, **kw) -> list:
     out = run(resource_list(CM + widget(spec, **kw)))
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     return [r for r in out.results if r.severity == "warning" and r.resource.kind != "ConfigMap"]
 
 
@@ -97,7 +97,7 @@ def test_the_suggestion_pasted_into_field_specs_rewrites_the_reference():
     fc = ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nfieldSpecs:\n"
           + "\n".join(suggested))
     out = run(resource_list(CM + widget(spec), fc))
-    assert out.exit_code == 0 and not [r for r in out.results if r.severity == "warning"]
+    assert exit_code(out) == 0 and not [r for r in out.results if r.severity == "warning"]
     w = items_by_name(out)[("Widget", "w")]["spec"]
     assert [v["name"] for v in w["valuesFrom"]] == [NEW, "app"]
     assert w["runner"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == NEW
@@ -169,7 +169,7 @@ def test_schemas_are_not_references():
 
 
 def test_candidates_are_in_document_order_and_found_once():
-    from krmfn.envelope import read_resource
+    from krmfn.document.resource import read_resource
 
     text = resource_list(widget("""
         b: {configMap: {kind: ConfigMap, name: first}}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn import yamldoc
-from krmfn.yamldoc import Doc, buffer_address, view_address
+from krmfn.document import native
+from krmfn.document.native import buffer_address, view_address
+from krmfn.document.tree import Doc
 
 
 def test_a_memoryview_address_is_read_where_cpython_keeps_it():
@@ -15,7 +16,7 @@ def test_a_memoryview_address_is_read_where_cpython_keeps_it():
 
 
 def test_without_a_known_layout_the_buffer_protocol_answers(monkeypatch):
-    monkeypatch.setattr(yamldoc, "_VIEW_ADDRESS_SLOT", None)
+    monkeypatch.setattr(native, "_VIEW_ADDRESS_SLOT", None)
     data = bytearray(b"abc")
     assert view_address(memoryview(data)[1:]) == buffer_address(data) + 1
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from conftest import exit_code
 
-from krmfn import hashing
+from krmfn.core import hashing
 
 HERE = Path(__file__).parent
 REGRESSIONS = HERE / "regressions"
@@ -137,10 +138,10 @@ def bom_check(stdout: bytes) -> None:
 
 
 def run_plain(data: bytes) -> bytes:
-    from krmfn.function import run_resource_list
+    from krmfn.core.function import run_resource_list
 
     out = run_resource_list(data)
-    assert out.exit_code == 0, out.results
+    assert exit_code(out) == 0, out.results
     return out.stdout
 
 
@@ -228,7 +229,7 @@ CASES: list[Case] = [
     Case("name-hashed-over-253", rl(cm(name="a" * 243)), 1, ("the hashed name would be 254 characters",),
          "the suffix adds 11 characters"),
     # Duplicates, conflicts, ambiguity
-    Case("duplicate-configmap", rl(cm() + cm() + deployment()), 1, ("appears twice", "items 0 and 1"),
+    Case("duplicate-configmap", rl(cm() + cm() + deployment()), 1, ("appears twice", "item 0 and item 1"),
          "which one a reference means is undefined"),
     Case("opt-in-not-boolean", rl(cm().replace('"true"', "yes")), 1, ('use "true" or "false"',),
          "an opt-in that is neither is a typo"),

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
-from .config import API_VERSION, KIND
+from krmfn import __version__
+from krmfn.core.config import API_VERSION, KIND
 
 GROUP, VERSION = API_VERSION.split("/")
 HELM_PLUGIN_NAME = "krmfn"

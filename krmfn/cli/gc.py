@@ -1,15 +1,5 @@
-"""``krmfn gc``: read live state, plan with :mod:`krmfn.gc`, print, and delete only with ``--apply``.
-
-All cluster access goes through the ``kubectl`` on PATH (or ``--kubectl``), so its
-kubeconfig, contexts, auth plugins and in-cluster service account work unchanged:
-
-- reading: one ``kubectl get <resource> -o json`` per resource type, ConfigMaps first
-  (``-l krmfn.dev/family``), then every referrer kind of the reference table; a custom
-  resource whose CRD is not installed is skipped with a note;
-- deleting: ``kubectl delete --raw /api/v1/namespaces/NS/configmaps/NAME -f -`` with a
-  ``DeleteOptions`` body carrying ``preconditions: {uid, resourceVersion}`` on stdin, one
-  object at a time, so the API server refuses to delete an object that changed or was
-  replaced since it was read (``kubectl delete NAME`` has no precondition flag).
+"""``krmfn gc``'s command line: read live state, plan (krmfn.gc.planner), print, and delete
+only with ``--apply``. Cluster access is krmfn.gc.kubectl's.
 
 Exit codes: 0 everything planned (and, with --apply, deleted); 1 at least one deletion
 failed; 2 bad arguments, unreadable live state, or kubectl could not read the cluster.
@@ -20,108 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TextIO
-from urllib.parse import quote
 
-from . import gc
-from .references import FieldSpec
-from .retention import FAMILY
-
-OK, FAILED, BAD_INPUT = 0, 1, 2
-_MISSING_TYPE = "the server doesn't have a resource type"
-
-
-class GcError(Exception):
-    """A failure that stops the run before any deletion; the message is one sentence."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one deletion."""
-
-    row: gc.Row
-    status: str  # deleted | already gone | failed
-    message: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status != "failed"
-
-
-@dataclass(frozen=True)
-class Kubectl:
-    binary: str
-    context: str | None = None
-    kubeconfig: str | None = None
-
-    def _run(self, args: list[str], stdin: bytes | None = None) -> tuple[int, bytes, str]:
-        """Exit code, stdout as bytes (a List can be tens of MB: parsed once, never copied), stderr."""
-        base = [self.binary]
-        if self.kubeconfig:
-            base += ["--kubeconfig", self.kubeconfig]
-        if self.context:
-            base += ["--context", self.context]
-        try:
-            proc = subprocess.run(base + args, input=stdin, capture_output=True, check=False)
-        except OSError as exc:
-            raise GcError(f"cannot run {self.binary} ({exc.strerror}).") from None
-        return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", errors="replace")
-
-    def get(self, resource: str, scope: list[str], selector: str | None = None) -> list[dict] | None:
-        """The items of one resource type; None when the cluster does not have that type."""
-        args = ["get", resource, "-o", "json", *scope]
-        if selector:
-            args += ["-l", selector]
-        code, out, err = self._run(args)
-        if code != 0:
-            if _MISSING_TYPE in err:
-                return None
-            raise GcError(f"`kubectl get {resource}` failed: {_first_line(err) or f'exit code {code}'}")
-        return gc.parse_list(out, f"the output of `kubectl get {resource}`")
-
-    def delete(self, row: gc.Row) -> Outcome:
-        """Delete one ConfigMap, on condition that its uid and resourceVersion are unchanged."""
-        if not row.uid or not row.resource_version:
-            return Outcome(row, "failed", "no uid or resourceVersion was read, so the delete cannot be conditional")
-        path = f"/api/v1/namespaces/{quote(row.namespace, safe='')}/configmaps/{quote(row.name, safe='')}"
-        body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
-                           "preconditions": {"uid": row.uid, "resourceVersion": row.resource_version}})
-        code, _, err = self._run(["delete", "--raw", path, "-f", "-"], stdin=body.encode())
-        if code == 0:
-            return Outcome(row, "deleted")
-        if "(NotFound)" in err:
-            return Outcome(row, "already gone")
-        if "(Conflict)" in err:
-            return Outcome(row, "failed", "changed or replaced since it was read; not deleted: " + _first_line(err))
-        return Outcome(row, "failed", _first_line(err) or f"kubectl exited with {code}")
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else ""
-
-
-def read_cluster(kubectl: Kubectl, scope: list[str], table_resources: list[str],
-                 notes: list[str]) -> list[dict]:
-    """ConfigMaps first: a ConfigMap created after this read is not seen, so never deleted."""
-    configmaps = kubectl.get("configmaps", scope, FAMILY)
-    if configmaps is None:
-        raise GcError("the cluster has no configmaps resource type.")
-    objects = list(configmaps)
-    unserved = []
-    for resource in table_resources:
-        items = kubectl.get(resource, scope)
-        if items is None:
-            unserved.append(resource)
-            continue
-        objects.extend(items)
-    if unserved:  # one line: most clusters serve few of the table's custom resources
-        notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
-    return objects
+from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
+from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.retention import FAMILY
+from krmfn.gc import planner as gc
+from krmfn.gc.kubectl import Kubectl, Outcome, read_cluster
+from krmfn.results import ConfigError, GcError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -164,35 +62,31 @@ def _non_negative(text: str) -> int:
 def _duration(text: str) -> timedelta:
     try:
         return gc.parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except GcError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def _instant(text: str) -> datetime:
     try:
         return gc.parse_time(text, "--now")
-    except gc.LiveStateError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except GcError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def _extra_specs(path: str | None) -> list[FieldSpec]:
     if not path:
         return []
-    from .config import read_config
-    from .envelope import FunctionError
-    from .yamldoc import Doc, YamlError
+    # Imported here, for start-up time: only gc runs given a function config read one.
+    from krmfn.core.config import parse_fields, read_config_file
 
     try:
         with open(path, "rb") as f:
-            doc = Doc.parse(f.read())
-        docs = doc.documents()
-        if len(docs) != 1:
-            raise GcError(f"{path} holds {len(docs)} YAML documents; a functionConfig is one.")
-        return list(read_config(doc, docs[0]).field_specs)  # type: ignore[arg-type]
+            ref, fields = read_config_file(f.read(), "functionConfig")
+        return list(parse_fields(fields, ref).field_specs)
     except OSError as exc:
         raise GcError(f"cannot read {path} ({exc.strerror}).") from None
-    except (FunctionError, YamlError) as exc:
-        raise GcError(f"{path} is not a krmfn functionConfig: {exc}") from None
+    except ConfigError as exc:
+        raise GcError(f"{path} is not a krmfn functionConfig: {exc.message}") from None
 
 
 def read_file(path: str) -> list[dict]:
@@ -242,7 +136,7 @@ def _json(plan: gc.Plan, args: argparse.Namespace, now: datetime, outcomes: dict
             if done.message:
                 data["error"] = done.message
         rows.append(data)
-    doc = {"now": now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "dryRun": not args.apply,
+    doc = {"now": now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "dryRun": not args.apply,
            "keep": args.keep, "minAge": gc.format_duration(args.min_age), "rows": rows,
            "ignored": plan.ignored, "notes": plan.notes}
     return json.dumps(doc, indent=2) + "\n"
@@ -260,11 +154,11 @@ def run(args: argparse.Namespace) -> int:
         scope = (["--all-namespaces"] if args.all_namespaces
                  else ["--namespace", args.namespace] if args.namespace else [])
         objects = read_cluster(kubectl, scope, gc.referrer_resources(table), notes)
-    now = args.now or datetime.now(timezone.utc)
+    now = args.now or datetime.now(UTC)
     plan = gc.plan(objects, now, gc.Options(args.keep, args.min_age, args.namespace), table)
     plan.notes.extend(notes)
     for note in plan.notes:
-        sys.stderr.write(f"krmfn gc: {note}\n")
+        say(note, "krmfn gc")
     as_json = args.output == "json"
     if not as_json:
         print_table(plan.rows, sys.stdout)
@@ -283,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_json(plan, args, now, outcomes))
     failed = [o for o in outcomes.values() if not o.ok]
     if failed:
-        sys.stderr.write(f"krmfn gc: {len(failed)} of {len(outcomes)} deletions failed\n")
+        say(f"{len(failed)} of {len(outcomes)} deletions failed", "krmfn gc")
         return FAILED
     return OK
 
@@ -292,14 +186,5 @@ def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed usage or help
-        return exc.code if isinstance(exc.code, int) else BAD_INPUT
-    try:
-        return run(args)
-    except (GcError, gc.LiveStateError) as exc:
-        sys.stderr.write(f"krmfn gc: {exc}\n")
-        return BAD_INPUT
-    except Exception as exc:  # a bug: say so plainly, without a traceback unless asked
-        if args.debug:
-            raise
-        sys.stderr.write(f"krmfn gc: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it\n")
-        return BAD_INPUT
+        return exc.code if isinstance(exc.code, int) else USAGE
+    return guarded(lambda: run(args), args.debug, prefix="krmfn gc")

@@ -8,27 +8,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
+from pathlib import Path
+from typing import NoReturn
 
-from . import __version__
-from .cli import resource_list_mode
-from .envelope import Result
-from .hashing import ALGORITHMS
-from .limits import Limits
-from .options import Flags, OptionError, from_environment, function_config, parse_size, read_config, read_field_specs
-from .retention import RETENTION
-from .yamldoc import quiet_stderr
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from . import plugin
-# The modes' own modules (files, stream, plugin) are imported where used.
+from krmfn import __version__
+from krmfn.cli import installers as plugin
+from krmfn.cli.files import Source, concatenate, find, run_files
+from krmfn.cli.function_mode import resource_list_mode
+from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
+from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
+from krmfn.cli.stream import run_stream
+from krmfn.core.config import read_config_file
+from krmfn.core.hashing import ALGORITHMS
+from krmfn.core.retention import RETENTION
+from krmfn.document.limits import Limits
+from krmfn.results import ConfigError
 
 __all__ = ["main"]
 
-OK, USAGE = 0, 2
 
 MODES = """\
 modes:
@@ -102,8 +101,9 @@ def _add_options(p: argparse.ArgumentParser) -> None:
 def _size(text: str) -> int:
     try:
         return parse_size(text)
-    except OptionError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--max-input-size ")) from None
+    except ConfigError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; use bytes, or a number with K, M or G "
+                                         "(e.g. 512M)") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -144,7 +144,7 @@ def main(argv: list[str]) -> int:
     if args.in_place and not args.paths:
         return _usage("--in-place writes files back: it needs FILE|DIR arguments")
     if args.paths or args.stream:
-        return _guard(args.debug, lambda: _files(args) if args.paths else _stream(args))
+        return guarded(lambda: _files(args) if args.paths else _stream(args), args.debug)
     given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "algorithm", "retention",
                                                   "suffix_jobs", "field_specs", "config")
              if getattr(args, k) is not None]
@@ -157,34 +157,15 @@ def main(argv: list[str]) -> int:
 # --- the plain-stream modes -------------------------------------------------------------------
 
 def _usage(message: str) -> int:
-    sys.stderr.write(f"krmfn: {message}\n")
+    say(message)
     return USAGE
 
 
-def _guard(debug: bool, run: Callable[[], int]) -> int:
-    """Option and file errors as one sentence (exit 2); bugs as one sentence too (exit 2)."""
-    from .files import FilesError
-
-    try:
-        return run()
-    except (OptionError, FilesError) as exc:
-        return _usage(str(exc))
-    except OSError as exc:
-        return _usage(f"{exc.filename or 'a file'}: {exc.strerror}")
-    except Exception as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"krmfn: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it\n")
-        return USAGE
-
-
 def _read(path: str, what: str) -> bytes:
-    from pathlib import Path
-
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise OptionError(f"cannot read {what} {path} ({exc.strerror})") from None
+        raise ConfigError(f"cannot read {what} {path} ({exc.strerror})") from None
 
 
 def _function_config(args: argparse.Namespace, config_path: str | None = None) -> dict[str, object] | None:
@@ -192,12 +173,12 @@ def _function_config(args: argparse.Namespace, config_path: str | None = None) -
     name: str = "krmfn"
     fields: dict[str, object] = {}
     path = config_path or args.config
-    with quiet_stderr():  # rapidyaml prints parse errors itself; ours are one sentence
-        if path:
-            name, fields = read_config(_read(path, "config file"), path)
-        specs = None
-        if args.field_specs:
-            specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
+    if path:
+        ref, fields = read_config_file(_read(path, "config file"), path)
+        name = ref.name or name
+    specs = None
+    if args.field_specs:
+        specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
     flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs)
     fields.update(flags.fields())
     if not fields and not path:
@@ -209,48 +190,33 @@ def _limits(args: argparse.Namespace) -> Limits:
     return Limits() if args.max_input_size is None else Limits(max_input_bytes=args.max_input_size)
 
 
-def _report(results: list[Result], verbose: bool) -> None:
-    """Errors and warnings on stderr, one line each; infos too with --verbose."""
-    for r in results:
-        if r.severity != "info" or verbose:
-            sys.stderr.write(f"krmfn: {r}\n")
-
-
 def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
-    from .stream import run_stream
-
     if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
-        raise OptionError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
+        raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
     fc = _function_config(args, config_path)
     data = sys.stdin.buffer.read()
-    with quiet_stderr():
-        outcome = run_stream(data, fc, _limits(args))
-    _report(outcome.results, args.verbose)
-    if outcome.exit_code != 0:
-        return outcome.exit_code
+    outcome = run_stream(data, fc, _limits(args))
+    report(outcome.results, args.verbose)
+    if outcome.failed:
+        return FAILED
     sys.stdout.buffer.write(outcome.stdout)
     sys.stdout.flush()
     return OK
 
 
 def _files(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from .files import FilesError, Source, concatenate, find, run_files
-
     fc = _function_config(args)
     sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
     if not sources:
-        raise FilesError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    with quiet_stderr():
-        outcome = run_files(sources, fc, _limits(args))
-    _report(outcome.results, args.verbose)
+        raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
+    outcome = run_files(sources, fc, _limits(args))
+    report(outcome.results, args.verbose)
     if args.verbose:
         for path in outcome.skipped:
             sys.stderr.write(f"krmfn: skipped {path}: not Kubernetes objects\n")
-    if outcome.exit_code != 0:
-        return outcome.exit_code
+    if outcome.failed:
+        return FAILED
     if not args.in_place:
         sys.stdout.buffer.write(concatenate(outcome.outputs))
         sys.stdout.flush()
@@ -265,9 +231,6 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _replace(path: Path, text: bytes) -> None:
-    import tempfile
-    from pathlib import Path
-
     """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
     mode = path.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
@@ -300,10 +263,10 @@ def _helm(argv: list[str]) -> int:
         if args.suffix_jobs is None and "suffix_jobs" in env:
             args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
             if args.suffix_jobs is None:
-                raise OptionError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")
-    except OptionError as exc:
+                raise ConfigError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")
+    except ConfigError as exc:
         return _usage(str(exc))
-    return _guard(args.debug, lambda: _stream(args))
+    return guarded(lambda: _stream(args), args.debug)
 
 
 def _plugin(argv: list[str]) -> int:
@@ -313,7 +276,7 @@ def _plugin(argv: list[str]) -> int:
                      "Extra OPTIONS come from the config's argsOneLiner or argsFromFile.")
     p.add_argument("plugin_config", metavar="CONFIG")
     args = p.parse_args(argv)
-    return _guard(args.debug, lambda: _stream(args, args.plugin_config))
+    return guarded(lambda: _stream(args, args.plugin_config), args.debug)
 
 
 def _command() -> list[str]:
@@ -333,10 +296,6 @@ def _install(files: list[plugin.File], target: Path) -> int:
 
 
 def _install_kustomize(argv: list[str]) -> int:
-    from pathlib import Path
-
-    from . import plugin
-
     p = _Parser(prog="krmfn install-kustomize-plugin", description=(
         "Write kustomize's legacy exec plugin for kind ContentHash, a script that runs `krmfn plugin`, to "
         "DIR/fn.krmfn.dev/v1alpha1/contenthash/ContentHash; then use it with "
@@ -346,18 +305,14 @@ def _install_kustomize(argv: list[str]) -> int:
                         "else ~/.config/kustomize/plugin)")
     args = p.parse_args(argv)
     target = Path(args.dir) if args.dir else plugin.kustomize_plugin_home(os.environ)
-    return _guard(False, lambda: _install(plugin.kustomize_plugin(_command()), target))
+    return guarded(lambda: _install(plugin.kustomize_plugin(_command()), target), debug=False)
 
 
 def _install_helm(argv: list[str]) -> int:
-    from pathlib import Path
-
-    from . import plugin
-
     p = _Parser(prog="krmfn install-helm-plugin", description=(
         "Write a Helm post-renderer plugin to DIR: plugin.yaml (Helm 4: `helm plugin install DIR`, then "
         "`--post-renderer krmfn`) and the script krmfn-post-renderer (Helm 3: `--post-renderer "
         "DIR/krmfn-post-renderer`)."))
     p.add_argument("dir", metavar="DIR")
     args = p.parse_args(argv)
-    return _guard(False, lambda: _install(plugin.helm_plugin(_command()), Path(args.dir)))
+    return guarded(lambda: _install(plugin.helm_plugin(_command()), Path(args.dir)), debug=False)

@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from . import hashing
-from .envelope import Resource, ResourceRef, Result, error
+from krmfn.core import hashing
+from krmfn.document.resource import Resource
+from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 # Job names become the ``job-name`` label of their pods: 63 characters at most.
 MAX_JOB_NAME = 63
@@ -53,7 +54,7 @@ def rename(res: Resource, configmaps: list[str]) -> tuple[Rename | None, Result]
     base = base_name(res.name)
     new = f"{base}-{job_suffix(configmaps)}"
     if len(new) > MAX_JOB_NAME:
-        raise error(f"suffixJobs would name this Job {new} ({len(new)} characters), over the {MAX_JOB_NAME} "
+        raise ReferenceProblem(f"suffixJobs would name this Job {new} ({len(new)} characters), over the {MAX_JOB_NAME} "
                     "a Job's name may have (its pods carry it as a label); shorten the Job's name",
                     res.ref, "metadata.name")
     names = ", ".join(sorted(set(configmaps)))
@@ -69,4 +70,4 @@ def rename(res: Resource, configmaps: list[str]) -> tuple[Rename | None, Result]
     return Rename(node, doc.offset(node), res.name, new), result
 
 
-__all__ = ["MAX_JOB_NAME", "Rename", "is_job", "job_suffix", "base_name", "rename"]
+__all__ = ["MAX_JOB_NAME", "Rename", "base_name", "is_job", "job_suffix", "rename"]

@@ -5,7 +5,7 @@ Three passes, so that a failed run never leaves anything half-written:
 1. :func:`scan` reads one item at a time while its tree is alive: a ConfigMap's hash, or a
    referrer's ConfigMap names (with where each sits in the item's text);
 2. :func:`plan` resolves every reference against every ConfigMap (namespaces, re-runs,
-   ambiguity) and raises :class:`FunctionError` before any output exists;
+   ambiguity) and raises a :class:`~krmfn.results.KrmfnError` before any output exists;
 3. :func:`write` produces each item's text: as it came in when untouched, edited in its own
    text otherwise (names replaced, a hashed ConfigMap's added lines inserted: textedit.py),
    re-emitted from its tree only where its text cannot be edited in place.
@@ -14,21 +14,32 @@ Three passes, so that a failed run never leaves anything half-written:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import hashing
-from .chunks import indent_item
-from .config import Config
-from .envelope import Resource, ResourceList, ResourceRef, Result, error, read_resource
-from .references import FieldSpec, ReferenceTable, find
-from .textedit import Edit, key_column, map_edits, splice
-from .yamldoc import YamlError
+from krmfn.core import hashing
+from krmfn.core.config import Config
+from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.walk import ReferenceTable, find
+from krmfn.document.chunks import indent_item
+from krmfn.document.envelope import ResourceList
+from krmfn.document.resource import Resource, read_resource
+from krmfn.document.textedit import Edit, key_column, map_edits, splice
+from krmfn.document.tree import YamlError
+from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:
-    from .jobs import Rename
-from .retention import (FAMILY, KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, family_label, merge_annotation,
-                        retention_annotations)
+    from krmfn.core.jobs import Rename
+from krmfn.core.retention import (
+    FAMILY,
+    KUSTOMIZE_HASHES,
+    OPT_IN,
+    ORIGINAL_NAME,
+    family_label,
+    merge_annotation,
+    retention_annotations,
+)
 
 MAX_NAME = 253
 # A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
@@ -101,11 +112,11 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
         return None
     node = doc.resolve(node)
     if not doc.is_map(node):
-        raise error(f"{key} is {doc.describe(node)}, not a map of strings", res.ref, key)
+        raise InputError(f"{key} is {doc.describe(node)}, not a map of strings", res.ref, key)
     out: dict[str, str] = {}
     for k, child in doc.items(node):
         if k in out:
-            raise error(f"{key} has the key {k!r} twice; keep one", res.ref, _entry_path(key, k))
+            raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, _entry_path(key, k))
         value = doc.string(child)
         if value is None:
             path = _entry_path(key, k)
@@ -114,15 +125,16 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             what, fix = (("empty (null)", 'write "" for an empty value') if doc.is_null(target) else
                          (f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")')
                          if text is not None else (doc.describe(target), "write it as text (a | block)"))
-            raise error(f"{path} is {what}; ConfigMap values must be strings: {fix}", res.ref, path)
+            raise InputError(f"{path} is {what}; ConfigMap values must be strings: {fix}", res.ref, path)
         if binary:
+            # Imported here, for start-up time: only binaryData needs them.
             import base64
-            import binascii  # here: only binaryData needs them
+            import binascii
 
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):
-                raise error(f"{_entry_path(key, k)} is not valid base64; binaryData holds base64 text "
+                raise InputError(f"{_entry_path(key, k)} is not valid base64; binaryData holds base64 text "
                             "(base64 -w0 FILE), or move a text value to data", res.ref, _entry_path(key, k)) from None
         out[k] = value
     return out
@@ -135,7 +147,7 @@ def _opted_in(res: Resource, original: str, config: Config) -> bool:
     if value == "false":
         return False
     if value is not None:
-        raise error(f'annotation {OPT_IN} is {value!r}; use "true" or "false"', res.ref,
+        raise InputError(f'annotation {OPT_IN} is {value!r}; use "true" or "false"', res.ref,
                     f"metadata.annotations[{OPT_IN}]")
     return config.select == "all" or original in config.names or config.selector.matches(res.labels)
 
@@ -161,7 +173,7 @@ def _check_unique_keys(res: Resource) -> None:
         for key, _ in doc.items(node):
             if key in seen:
                 where = f"{path}.{key}" if path else key
-                raise error(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)
+                raise InputError(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)
             seen.add(key)
 
 
@@ -181,19 +193,20 @@ def _scan_configmap(res: Resource, config: Config, retention: dict[str, str], ou
         return
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
-        raise error(f"{original!r} is not a valid ConfigMap name: Kubernetes allows lowercase letters, digits, "
+        raise ReferenceProblem(f"{original!r} is not a valid ConfigMap name: Kubernetes allows lowercase letters, "
+                               "digits, "
                     f"'-' and '.', starting and ending with a letter or digit; rename it, e.g. to {fixed!r}",
                     res.ref, "metadata.name")
     doc = res.tree
     for key in ("annotations", "labels"):
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
-            raise error(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
+            raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
     data = _string_map(res, "data", binary=False)
     binary = _string_map(res, "binaryData", binary=True)
     new_name = f"{original}-{hashing.suffix(config.algorithm, data, binary)}"
     if len(new_name) > MAX_NAME:
-        raise error(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
+        raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                     "shorten the ConfigMap's name", res.ref, "metadata.name")
     h = Hashed(res, original, new_name)
     h.edits = _configmap_edits(res, h, retention)
@@ -207,7 +220,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
-        res = read_resource(source, index)
+        res = read_resource(source, index, rl.item_name(index))
         out.resources.append(res)
         if res.kind == "ConfigMap" and res.api_version == "v1":
             _scan_configmap(res, config, retention, out)
@@ -231,7 +244,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
                 out.results += [Result(message, "info", res.ref, path)
                                 for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
         elif res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: the cheap pre-check
-            from . import unplaced  # imported by the runs that need it: startup counts for one item
+            from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
             doc = res.tree
             refs = [Reference(node, doc.string(node) or "", None, unplaced=True)
@@ -282,13 +295,13 @@ class _Index:
         return [(h.res, h) for h in family]
 
 
-def _check_duplicates(configmaps: list[Resource]) -> None:
+def _check_duplicates(configmaps: list[Resource], item_name: Callable[[int], str]) -> None:
     seen: dict[tuple[str, str], Resource] = {}
     for res in configmaps:
         key = (res.namespace or "default", res.name)
         if key in seen:
-            raise error(f"ConfigMap {res.name!r} appears twice in namespace {key[0]!r} "
-                        f"(items {seen[key].index} and {res.index}); remove one", res.ref)
+            raise ReferenceProblem(f"ConfigMap {res.name!r} appears twice in namespace {key[0]!r} "
+                        f"({item_name(seen[key].index)} and {item_name(res.index)}); remove one", res.ref)
         seen[key] = res
 
 
@@ -303,8 +316,8 @@ def _optional(res: Resource, node: int) -> bool:
     return parent is not None and doc.str(doc.get(parent, "optional")) == "true"
 
 
-def plan(scanned: Scanned, config: Config) -> Plan:
-    _check_duplicates(scanned.configmaps)
+def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
+    _check_duplicates(scanned.configmaps, item_name)
     results = list(scanned.results)
     by_name: dict[str, list[Resource]] = {}
     for res in scanned.configmaps:
@@ -324,7 +337,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
             if ref.unplaced:
                 target = next((h for _, h in index.candidates(ref.name, res) if h is not None), None)
                 if target is not None:
-                    from .unplaced import warning
+                    from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
                     results.append(warning(res, ref.node, ref.name, target.new_name))
                 continue
@@ -336,7 +349,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
                 continue
             if len(candidates) > 1:
                 both = " and ".join(str(c.ref) for c, _ in candidates)
-                raise error(f"the reference to ConfigMap {ref.name!r} is ambiguous: it could mean {both}; "
+                raise ReferenceProblem(f"the reference to ConfigMap {ref.name!r} is ambiguous: it could mean {both}; "
                             "give the ConfigMaps distinct names or namespaces", res.ref, _where(res, ref.node))
             target = candidates[0][1]
             if target is None:
@@ -346,7 +359,7 @@ def plan(scanned: Scanned, config: Config) -> Plan:
             named[target.res.index] = target
         referrer = res.ref
         if named and config.suffix_jobs:
-            from . import jobs  # only runs with suffixJobs import it
+            from krmfn.core import jobs  # here, for start-up time: only suffixJobs runs need it
 
             if jobs.is_job(res):
                 rename, result = jobs.rename(res, [t.new_name for t in named.values()])
@@ -383,8 +396,9 @@ def _owned(res: Resource, h: Hashed, retention: dict[str, str]) -> tuple[dict[st
 def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> None:
     """The rename in the ConfigMap's tree, for re-emitting it."""
     doc = res.tree
-    if res.name != h.new_name:
-        doc.set_str(doc.get(res.metadata, "name"), h.new_name)
+    name_node = doc.get(res.metadata, "name")
+    if res.name != h.new_name and name_node is not None:  # read_resource found it
+        doc.set_str(name_node, h.new_name)
     doc.set(res.node, "immutable", "true", literal=True)
     annotations, labels = _owned(res, h, retention)
     for key, wanted in (("annotations", annotations), ("labels", labels)):
@@ -427,7 +441,8 @@ def _configmap_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> lis
     return edits
 
 
-def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0, stop: int | None = None) -> list[bytes]:
+def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0,
+          stop: int | None = None) -> list[bytes]:
     """Each item's output text (of ``start:stop``), in order."""
     retention = retention_annotations(config.retention)
     out = []
@@ -453,24 +468,24 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
             try:
                 text = indent_item(bytes(doc.emit()), indent)
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)
-                raise error(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
+                raise InputError(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
         res.drop()
         out.append(text)
     return out
 
 
 def reference_table(config: Config) -> ReferenceTable:
-    return ReferenceTable.builtin(config.field_specs)  # type: ignore[arg-type]
+    return ReferenceTable.builtin(config.field_specs)
 
 
 def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Result]]:
-    """The output items and the results. Raises FunctionError, before writing anything, on bad input.
+    """The output items and the results. Raises KrmfnError, before writing anything, on bad input.
 
     (function.py runs the same three passes with the reading and writing on two cores.)
     """
     scanned = scan(rl, config, reference_table(config))
-    p = plan(scanned, config)
+    p = plan(scanned, config, rl.item_name)
     return write(scanned, p, config, rl.layout.indent), p.results
 
 
-__all__ = ["transform", "scan", "plan", "write"]
+__all__ = ["plan", "scan", "transform", "write"]

@@ -7,7 +7,7 @@ PyYAML takes ~18 s and forgets styles. It drops comments; kpt restores those its
 Two rapidyaml gaps are closed here, so that no caller has to know about them:
 - its emitter writes double-quoted scalars without re-escaping control characters, NEL,
   U+2028/U+2029 or NUL (a NUL even ends the output early); such scalars are re-rendered
-  by :func:`_dquote` and emitted verbatim;
+  by :func:`dquote` and emitted verbatim;
 - it decodes ``\\uD83D\\uDE00`` surrogate pairs as two separate surrogates; :func:`_text`
   joins them.
 
@@ -17,49 +17,46 @@ Nodes are plain ``int`` ids into the tree; everything else is a method of :class
 from __future__ import annotations
 
 import bisect
-import ctypes
-import functools
-import os
 import re
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import ryml
-from ryml.ryml import _ryml as _c
 
-NONE = ryml.NONE
-# The SWIG functions themselves: the hot paths skip ryml.py's one-line Python wrappers, and
-# are called with the tree's SWIG object (``Doc.raw``, ``tree.this``), not the ``ryml.Tree``
-# proxy: SWIG recognises its own object at once, while for a proxy it first formats the
-# type's name to compare it (~0.4 us a call: a tenth of a whole run's time).
-find_child = _find_child = _c.Tree_find_child
-first_child = _first_child = _c.Tree_first_child
-next_sibling = _next_sibling = _c.Tree_next_sibling
-is_map = _is_map = _c.Tree_is_map
-is_seq = _is_seq = _c.Tree_is_seq
-_is_val_ref = _c.Tree_is_val_ref
-has_val = _has_val = _c.Tree_has_val
-_val = _c.Tree_val
-_key = _c.Tree_key
-_has_key = _c.Tree_has_key
-_last_child = _c.Tree_last_child
-_is_block = _c.Tree_is_block
-_is_val_plain = _c.Tree_is_val_plain
-_parent = _c.Tree_parent
-_child_pos = _c.Tree_child_pos
-_is_stream = _c.Tree_is_stream
-_val_tag = _c.Tree_val_tag
-_rem_val_ref = _c.Tree_rem_val_ref
-_has_val_tag = _c.Tree_has_val_tag
-_is_val_quoted = _c.Tree_is_val_quoted
-_is_val_squo = _c.Tree_is_val_squo
-_val_is_null = _c.Tree_val_is_null
-_set_val_style = _c.Tree_set_val_style
-_set_val = _c.Tree___set_val
-_to_arena = _c._to_arena_buf_cpp
-_VAL_PLAIN, _VAL_SQUO, _VAL_DQUO = ryml.VAL_PLAIN, ryml.VAL_SQUO, ryml.VAL_DQUO
+from krmfn.document.native import NONE, buffer_address, view_address
+from krmfn.document.native import VAL_DQUO as _VAL_DQUO
+from krmfn.document.native import VAL_PLAIN as _VAL_PLAIN
+from krmfn.document.native import VAL_SQUO as _VAL_SQUO
+from krmfn.document.native import child_pos as _child_pos
+from krmfn.document.native import find_child as _find_child
+from krmfn.document.native import first_child as _first_child
+from krmfn.document.native import has_key as _has_key
+from krmfn.document.native import has_val as _has_val
+from krmfn.document.native import has_val_tag as _has_val_tag
+from krmfn.document.native import is_block as _is_block
+from krmfn.document.native import is_map as _is_map
+from krmfn.document.native import is_seq as _is_seq
+from krmfn.document.native import is_stream as _is_stream
+from krmfn.document.native import is_val_plain as _is_val_plain
+from krmfn.document.native import is_val_quoted as _is_val_quoted
+from krmfn.document.native import is_val_ref as _is_val_ref
+from krmfn.document.native import is_val_squo as _is_val_squo
+from krmfn.document.native import key as _key
+from krmfn.document.native import last_child as _last_child
+from krmfn.document.native import next_sibling as _next_sibling
+from krmfn.document.native import parent as _parent
+from krmfn.document.native import rem_val_ref as _rem_val_ref
+from krmfn.document.native import set_val as _set_val
+from krmfn.document.native import set_val_style as _set_val_style
+from krmfn.document.native import to_arena as _to_arena
+from krmfn.document.native import val as _val
+from krmfn.document.native import val_is_null as _val_is_null
+from krmfn.document.native import val_tag as _val_tag
+from krmfn.document.scalars import dquote, must_escape, non_string_plain, plain_safe
+from krmfn.results import InputError
+
+Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
+
 # An anchor (``&name``); the character before it is checked in Doc.parse (a URL's ``&`` is no anchor).
 _ANCHOR = re.compile(rb"&[^\s,\[\]{}]")
 
@@ -68,132 +65,28 @@ _ANCHOR = re.compile(rb"&[^\s,\[\]{}]")
 _SQUOTED_EXPLICIT_KEY = re.compile(rb"\?\s+'")
 # Escapes whose decoded character rapidyaml's emitter would write raw (see module doc).
 _RISKY_ESCAPE = re.compile(rb'\\[0abefvxuUNLP]')
-# Characters a double-quoted scalar must escape to mean the same to YAML 1.1 and 1.2 readers.
-_MUST_ESCAPE_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"
-
-# The three patterns below take a millisecond each to compile, and a small run (one item)
-# often needs none of them: each is compiled on first use.
 
 
-@functools.cache
-def _must_escape() -> re.Pattern[str]:
-    return re.compile(f"[{_MUST_ESCAPE_CHARS}]")
+class YamlError(InputError):
+    """Text that is not YAML rapidyaml can read, or a tree it cannot write.
 
-
-@functools.cache
-def _dquote_special() -> re.Pattern[str]:
-    """What _dquote rewrites: the characters of _must_escape, and the quote, backslash, newline and tab."""
-    return re.compile(f'[{_MUST_ESCAPE_CHARS}"\\\\\n\t]')
-
-
-@functools.cache
-def _non_string_plain_re() -> re.Pattern[str]:
-    """Plain scalars that a YAML 1.1 or 1.2 reader takes for something other than a string."""
-    return re.compile(_NON_STRING_PLAIN)
-
-
-_NON_STRING_PLAIN = (
-    r"""(?x)^(?:
-      ~|null|Null|NULL
-     |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
-     |[-+]?(?:0|[1-9][0-9_]*)                      # decimal int
-     |[-+]?0[0-7_]+|0o[0-7]+                       # octal (1.1 and 1.2)
-     |[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+           # hex, binary
-     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+           # sexagesimal (1.1)
-     |[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?   # float
-     |[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)         # 1e3
-     |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
-    )$"""
-)
-
-# The characters such a scalar can start with: others need no regular expression.
-_NON_STRING_FIRST = frozenset("~nNyYtTfFoO0123456789+-.")
-
-
-def _non_string_plain(text: str) -> bool:
-    return bool(text) and text[0] in _NON_STRING_FIRST and bool(_non_string_plain_re().match(text))
-
-
-_TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
-# No commas: a plain scalar inside a flow map or list would end at one.
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./=+-]*$")
-
-
-def plain_safe(text: str) -> bool:
-    """Whether ``text`` can be written unquoted and still read back as this same string."""
-    return bool(_PLAIN_SAFE.match(text)) and not _non_string_plain(text) and not _TIMESTAMP.match(text)
-
-
-class _PyBuffer(ctypes.Structure):
-    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
-                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
-                ("format", ctypes.c_char_p), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
-                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
-
-
-_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
-_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
-_release_buffer = ctypes.pythonapi.PyBuffer_Release
-_release_buffer.argtypes = [ctypes.POINTER(_PyBuffer)]
-
-
-def buffer_address(obj: object) -> int:
-    """The address of a buffer's first byte: rapidyaml's read-only views point into our input."""
-    view = _PyBuffer()
-    _get_buffer(obj, ctypes.byref(view), 0)
-    try:
-        return view.buf or 0
-    finally:
-        _release_buffer(ctypes.byref(view))
-
-
-def _find_view_address_slot() -> int | None:
-    """Where, inside a CPython memoryview object, the address of its first byte is kept.
-
-    Why: a scan asks where each reference's text starts (:meth:`Doc.offset`), and the buffer
-    protocol through ctypes costs four times reading that field directly. The field is found
-    by looking, and trusted only if it gives the right address for two different views;
-    otherwise (another Python, another layout) None, and the buffer protocol is used.
+    ``detail`` is the problem alone (``message`` adds the "not valid YAML" lead), so that a
+    caller can place it (an item, a file) without taking the message apart; ``line`` and
+    ``col`` are 1-based, 0 when unknown.
     """
-    if sys.implementation.name != "cpython":
-        return None
-    probe = bytearray(b"krmfn probe")
-    views = (memoryview(probe), memoryview(probe)[3:])
-    wanted = [buffer_address(v) for v in views]
-    for slot in range(8, sys.getsizeof(views[0]) - 7, 8):  # within the object: id() is its address
-        if all(ctypes.c_void_p.from_address(id(v) + slot).value == w for v, w in zip(views, wanted)):
-            return slot
-    return None
 
-
-_VIEW_ADDRESS_SLOT = _find_view_address_slot()
-_read_pointer = ctypes.c_void_p.from_address
-
-
-def view_address(view: memoryview) -> int:
-    """:func:`buffer_address` of a memoryview, read from the object when its layout is known."""
-    if _VIEW_ADDRESS_SLOT is None:
-        return buffer_address(view)
-    return _read_pointer(id(view) + _VIEW_ADDRESS_SLOT).value or 0
-
-
-def scalar(value: object) -> str:
-    """A scalar as YAML text that reads back as the same value (strings stay strings)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    text = str(value)
-    return text if plain_safe(text) else _dquote(text)
-
-
-class YamlError(ValueError):
-    """Input that is not YAML rapidyaml can read; ``line`` is 1-based, 0 when unknown."""
-
-    def __init__(self, message: str, line: int = 0, col: int = 0):
-        super().__init__(message)
+    def __init__(self, detail: str, line: int = 0, col: int = 0, lead: str = "not valid YAML"):
+        super().__init__(f"{lead}: {detail}" if lead else detail)
+        self.detail = detail
         self.line = line
         self.col = col
+
+
+class NotWritable(YamlError):
+    """A tree rapidyaml's emitter refuses: it nests deeper than the emitter writes."""
+
+    def __init__(self, detail: str):
+        super().__init__(detail, lead="not writable")
 
 
 def _parse(data: bytes | bytearray) -> ryml.Tree:
@@ -215,57 +108,21 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
         return ryml.parse_in_arena(data, tree)
     except ryml.ExceptionParse as exc:
         loc = exc.errdata_parse.ymlloc
-        raise YamlError(f"not valid YAML: {exc.msg} at line {loc.line}, column {loc.col}",
+        raise YamlError(f"{exc.msg} at line {loc.line}, column {loc.col}",
                         loc.line, loc.col) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:
-        raise YamlError(f"not valid YAML: {exc.msg}") from None
-
-
-@contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """Keep rapidyaml's own error printing (C++, on file descriptor 2) out of our stderr."""
-    read_end, write_end = os.pipe()
-    os.set_blocking(write_end, False)  # a full pipe drops chatter instead of blocking
-    saved = os.dup(2)
-    sys.stderr.flush()
-    os.dup2(write_end, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(write_end)
-        os.close(read_end)
+        raise YamlError(exc.msg) from None
 
 
 def _text(raw: memoryview | None) -> str:
     try:
-        return str(raw, "utf-8")
+        return str(raw, "utf-8")  # type: ignore[arg-type]  # None raises: cheaper than a test first
     except TypeError:  # None: a key or value with no text at all (``name:``, ``: x``)
         return ""
     except UnicodeDecodeError:
         # Surrogates decoded one by one ("CESU-8"): rejoin the pairs.
-        loose = bytes(raw).decode("utf-8", "surrogatepass")
+        loose = bytes(raw).decode("utf-8", "surrogatepass")  # type: ignore[arg-type]
         return loose.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-_DQUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
-
-
-def _escape(m: re.Match[str]) -> str:
-    ch = m.group()
-    short = _DQUOTE_ESCAPES.get(ch)
-    if short is not None:
-        return short
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def _dquote(text: str) -> str:
-    """A double-quoted YAML scalar meaning ``text`` to every reader."""
-    if text.isprintable():  # no control, format or separator characters: only " and \\ to escape
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return '"' + _dquote_special().sub(_escape, text) + '"'
 
 
 @dataclass
@@ -276,7 +133,7 @@ class Doc:
     # The buffer a bytearray input was parsed in place from (the tree points into it), and its address.
     source: bytes | bytearray | None = field(default=None, repr=False)
     _base: int | None = field(default=None, repr=False)
-    _anchors: dict[str, list[int]] | None = field(default=None, repr=False)
+    _anchors: dict[str, list[tuple[int, bool]]] | None = field(default=None, repr=False)
     # Scalars re-rendered by _protect_escapes: node id -> the text they really hold.
     _verbatim: dict[int, str] = field(default_factory=dict, repr=False)
     _verbatim_keys: dict[int, str] = field(default_factory=dict, repr=False)
@@ -309,7 +166,7 @@ class Doc:
         try:
             buf = bytearray(ryml.compute_yaml_length(t))
         except ryml.ExceptionVisit:  # its emitter's depth limit (64 levels)
-            raise YamlError("not writable: it nests deeper than 64 levels, the most rapidyaml writes") from None
+            raise NotWritable("it nests deeper than 64 levels, the most rapidyaml writes") from None
         return ryml.emit_yaml_in_place(t, buf)
 
     # --- navigation -------------------------------------------------------------------
@@ -396,7 +253,7 @@ class Doc:
         quoted one-liner without escapes); :func:`textedit.splice` checks that before using it.
         """
         t = self.raw
-        if not _has_val(t, node) or self._verbatim and node in self._verbatim:
+        if not _has_val(t, node) or (self._verbatim and node in self._verbatim):
             return None
         return self._offset_of(_val(t, node))
 
@@ -451,28 +308,50 @@ class Doc:
             return "null"
         return "a scalar"
 
-    def resolve(self, node: int) -> int:
-        """Follow an alias (``*name``) to its anchored node; other nodes are returned as they are."""
-        if not self.may_alias or not _is_val_ref(self.raw, node):
-            return node
-        t = self.tree
+    def anchor_index(self) -> dict[str, list[tuple[int, bool]]]:
+        """Every anchor by name, in document order: ``(node, whether it anchors the node's key)``.
+
+        The one index of anchors: :meth:`resolve` and the alias limit (document.limits) use it.
+        """
         if self._anchors is None:
-            self._anchors = {}
+            t = self.tree
+            index: dict[str, list[tuple[int, bool]]] = {}
             stack = [t.root_id()]
             while stack:
                 n = stack.pop()
+                if t.has_key_anchor(n):
+                    index.setdefault(_text(t.key_anchor(n)), []).append((n, True))
                 if t.has_val_anchor(n):
-                    self._anchors.setdefault(_text(t.val_anchor(n)), []).append(n)
+                    index.setdefault(_text(t.val_anchor(n)), []).append((n, False))
                 stack.extend(ryml.children(t, n))
-            for ids in self._anchors.values():
+            for ids in index.values():
                 ids.sort()
-        name = _text(t.val_ref(node))
-        # The closest anchor of that name before the alias (node ids follow document order).
-        ids = self._anchors.get(name, [])
-        i = bisect.bisect_left(ids, node)
+            self._anchors = index
+        return self._anchors
+
+    def alias_target(self, node: int) -> tuple[int, bool]:
+        """The anchor an alias names: the closest one of that name before it (node ids follow
+        document order), and whether it anchors a key. Raises YamlError when there is none."""
+        name = _text(self.tree.val_ref(node))
+        ids = self.anchor_index().get(name, [])
+        i = bisect.bisect_left(ids, (node,))
         if i == 0:
-            raise YamlError(f"not valid YAML: the alias *{name} names no anchor before it")
+            raise YamlError(f"the alias *{name} names no anchor before it")
         return ids[i - 1]
+
+    def resolve(self, node: int) -> int:
+        """Follow an alias (``*name``) to its anchored node; other nodes are returned as they are.
+
+        An alias of a key's anchor (``&k containers: [...]`` then ``initContainers: *k``) means
+        that key's text: the alias is replaced by that text in the tree, and returned itself.
+        """
+        if not self.may_alias or not _is_val_ref(self.raw, node):
+            return node
+        target, on_key = self.alias_target(node)
+        if not on_key:
+            return target
+        self.set_str(node, self.key(target))
+        return node
 
     def str(self, node: int | None) -> str | None:
         """The text of a scalar node (aliases followed), or None for a missing or non-scalar node."""
@@ -487,7 +366,7 @@ class Doc:
             return self._verbatim[node]
         return _text(_val(t, node))
 
-    def key(self, node: int) -> str:
+    def key(self, node: int) -> Text:
         if self._verbatim_keys and node in self._verbatim_keys:
             return self._verbatim_keys[node]
         return _text(_key(self.raw, node))
@@ -502,11 +381,11 @@ class Doc:
             child = _next_sibling(t, child)
         return False
 
-    def str_at(self, node: int, key: bytes) -> str | None:
+    def str_at(self, node: int, key: bytes) -> Text | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
         return self.str(self.get_b(node, key))
 
-    def string(self, node: int) -> str | None:
+    def string(self, node: int) -> Text | None:
         """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
         t = self.raw
         if self.may_alias:
@@ -523,11 +402,11 @@ class Doc:
         if _val_is_null(t, node):
             return None
         text = _text(_val(t, node))
-        return None if _non_string_plain(text) else text
+        return None if non_string_plain(text) else text
 
-    def str_map(self, node: int) -> dict[str, str]:
+    def str_map(self, node: int | None) -> dict[Text, Text]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
-        out: dict[str, str] = {}
+        out: dict[Text, Text] = {}
         t = self.raw
         if node is None or not _is_map(t, node):
             return out
@@ -546,19 +425,19 @@ class Doc:
 
     # --- edits ------------------------------------------------------------------------
 
-    def set_str(self, node: int, value: str, quote: bool = False) -> None:
+    def set_str(self, node: int, value: Text, quote: bool = False) -> None:
         """Replace a scalar's text, keeping a plain or quoted style (blocks become plain)."""
         self.set_strs([node], value, quote)
 
-    def set_strs(self, nodes: list[int], value: str, quote: bool = False) -> None:
+    def set_strs(self, nodes: list[int], value: Text, quote: bool = False) -> None:
         """:meth:`set_str` for many nodes: the text is checked and copied into the tree once."""
         t = self.raw
-        if _must_escape().search(value):
+        if must_escape().search(value):
             for node in nodes:
                 self._verbatim.pop(node, None)
                 if _is_val_ref(t, node):
                     _rem_val_ref(t, node)
-                _set_val(t, node, _to_arena(t, _dquote(value).encode()), 0)
+                _set_val(t, node, _to_arena(t, dquote(value).encode()), 0)
                 _set_val_style(t, node, _VAL_PLAIN)
                 self._verbatim[node] = value
             return
@@ -580,7 +459,7 @@ class Doc:
             else:
                 _set_val_style(t, node, _VAL_SQUO if was_squo else _VAL_DQUO)
 
-    def set(self, node: int, key: str, value: str, quote: bool = False, literal: bool = False) -> int:
+    def set(self, node: int, key: Text, value: Text, quote: bool = False, literal: bool = False) -> int:
         """Set ``key`` in map ``node`` to a string, adding the key at the end when absent.
 
         ``literal`` writes ``value`` as a plain scalar, for non-strings such as ``true``.
@@ -604,7 +483,7 @@ class Doc:
             self.set_str(child, value, quote)
         return child
 
-    def ensure_map(self, node: int, key: str) -> int:
+    def ensure_map(self, node: int, key: Text) -> int:
         """The map under ``key`` in ``node``, made (or a null made a map) when absent."""
         child = self.get(node, key)
         if child is not None and self.tree.is_map(child):
@@ -612,7 +491,7 @@ class Doc:
         t = self.tree
         if child is not None:
             if not self.is_null(child):
-                raise YamlError(f"{key} is {self.describe(child)}, not a map")
+                raise YamlError(f"{key} is {self.describe(child)}, not a map", lead="")
             t.remove(child)
         child = t.append_child(node)
         t.to_map(child, t.to_arena(key.encode()))
@@ -638,14 +517,14 @@ class Doc:
             n = stack.pop()
             if t.has_key(n) and (t.is_key_dquo(n) or t.is_key_squo(n)):
                 text = _text(t.key(n))
-                if _must_escape().search(text) or "\n" in text:  # a line break: written as one line
-                    t._set_key(n, t.to_arena(_dquote(text).encode()))
+                if must_escape().search(text) or "\n" in text:  # a line break: written as one line
+                    t._set_key(n, t.to_arena(dquote(text).encode()))
                     t.set_key_style(n, ryml.KEY_PLAIN)
                     self._verbatim_keys[n] = text
             if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n) and t.val(n) is not None:
                 text = _text(t.val(n))
-                if _must_escape().search(text) or text != str(t.val(n), "utf-8", "replace"):
-                    t._set_val(n, t.to_arena(_dquote(text).encode()))
+                if must_escape().search(text) or text != str(t.val(n), "utf-8", "replace"):
+                    t._set_val(n, t.to_arena(dquote(text).encode()))
                     t.set_val_style(n, ryml.VAL_PLAIN)
                     self._verbatim[n] = text
             stack.extend(ryml.children(t, n))

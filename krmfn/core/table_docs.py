@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .references import (BUILTIN, CONTAINER_FIELDS, NOTICES, SHAPES, VOLUME_FIELDS, Entry, Has, Notice,
-                         Shape)
+from krmfn.core.fieldspec import Has
+from krmfn.core.table import BUILTIN, CONTAINER_FIELDS, NOTICES, SHAPES, VOLUME_FIELDS, Entry, Notice, Shape
 
 
 def describe_condition(c: Has) -> str:

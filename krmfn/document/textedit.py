@@ -15,7 +15,9 @@ comments and normalises style.
 
 from __future__ import annotations
 
-from .yamldoc import NONE, Doc, plain_safe, scalar
+from krmfn.document.native import NONE
+from krmfn.document.scalars import plain_safe, scalar
+from krmfn.document.tree import Doc
 
 Edit = tuple[int | None, str, str]
 
@@ -39,7 +41,7 @@ def splice(source: bytes, edits: list[Edit]) -> bytes | None:
             continue
         old_b = old.encode()
         end = offset + len(old_b)
-        if offset < 1 or offset == pos and pos or source[offset:end] != old_b:
+        if offset < 1 or (offset == pos and pos) or source[offset:end] != old_b:
             return None
         before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
         if before in b"'\"":
@@ -69,7 +71,7 @@ def key_column(source: bytes, offset: int) -> int | None:
     indentation (or the ``- `` of a list entry) stands before it on its line."""
     start = line_start(source, offset)
     lead = source[start:offset]
-    if lead.strip(b" ") and lead.strip(b" -") or b"\t" in lead:
+    if (lead.strip(b" ") and lead.strip(b" -")) or b"\t" in lead:
         return None
     return offset - start
 
@@ -138,4 +140,4 @@ def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, 
     return edits
 
 
-__all__ = ["Edit", "splice", "line_start", "key_column", "end_of_line", "one_line_end", "entry_end", "map_edits"]
+__all__ = ["Edit", "end_of_line", "entry_end", "key_column", "line_start", "map_edits", "one_line_end", "splice"]

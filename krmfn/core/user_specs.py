@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 
-from .references import FieldSpec, Has, split_path
-from .yamldoc import Doc, YamlError
+from krmfn.core.fieldspec import FieldSpec, Has, split_path
+from krmfn.document.data import load_documents
+from krmfn.document.tree import YamlError
+from krmfn.results import Where
 
 # The top-level keys of a kustomize ``configurations:`` file (TransformerConfig); only
 # nameReference is read here, so that such a file can be pasted as it is.
@@ -27,110 +29,109 @@ _VERSION = re.compile(r"[a-z0-9]+")
 _KEY = re.compile(r"[^\[\]]+(\[\])?")
 
 
-def parse_field_specs(value: object) -> list[FieldSpec]:
+def parse_field_specs(value: object, at: Where) -> list[FieldSpec]:
     """User field specs, as kustomize writes them; only references to ConfigMaps are kept.
 
     Accepts a list of field specs (``[{kind, group?, version?, path}]``), a kustomize
     ``nameReference`` list (``[{kind: ConfigMap, fieldSpecs: [...]}]``), a whole kustomize
     configuration file (``{nameReference: [...], commonLabels: [...], ...}``), or any of these
-    as YAML text (kpt's ``key=value`` ConfigMap form). Raises ValueError naming the bad spec.
+    as YAML text (kpt's ``key=value`` ConfigMap form). Raises ConfigError (``at``) naming the bad spec.
     """
     if isinstance(value, str):
-        value = _yaml(value)
+        value = _yaml(value, at)
     if value is None:
         return []
     if isinstance(value, dict):
+        if "fieldSpecs" in value and "kind" not in value and len(value) == 1:  # {fieldSpecs: [...]}
+            return parse_field_specs(value["fieldSpecs"], at)
         if "fieldSpecs" in value:
-            return _name_reference(value, "nameReference entry")
+            return _name_reference(value, "nameReference entry", at)
         unknown = [k for k in value if k not in KUSTOMIZE_CONFIG_KEYS]
         if unknown:
-            raise ValueError(f"has unknown key {unknown[0]!r}: expected a list of field specs, a nameReference "
+            raise at.error(f"has unknown key {unknown[0]!r}: expected a list of field specs, a nameReference "
                              f"list, or a kustomize configuration ({', '.join(KUSTOMIZE_CONFIG_KEYS)})")
         entries = value.get("nameReference") or []
         if not isinstance(entries, list):
-            raise ValueError("nameReference must be a list of {kind, version, fieldSpecs}")
-        return [s for i, e in enumerate(entries) for s in _name_reference(e, f"nameReference[{i}]")]
+            raise at.error("nameReference must be a list of {kind, version, fieldSpecs}")
+        return [s for i, e in enumerate(entries) for s in _name_reference(e, f"nameReference[{i}]", at)]
     if not isinstance(value, list):
-        raise ValueError("must be a list of field specs ({kind, group, version, path}), "
+        raise at.error("must be a list of field specs ({kind, group, version, path}), "
                          "a kustomize nameReference list, or a kustomize configuration")
     specs: list[FieldSpec] = []
     for i, entry in enumerate(value):
         if isinstance(entry, dict) and "fieldSpecs" in entry:
-            specs += _name_reference(entry, f"nameReference entry {i}")
+            specs += _name_reference(entry, f"nameReference entry {i}", at)
         else:
-            specs.append(_field_spec(entry, f"entry {i}"))
+            specs.append(_field_spec(entry, f"entry {i}", at))
     return specs
 
 
-def _yaml(text: str) -> object:
-    from .config import to_data  # plain data from a small tree; config imports this module lazily
-
+def _yaml(text: str, at: Where) -> object:
     try:
-        doc = Doc.parse(text.encode())
+        docs = load_documents(text.encode())
     except YamlError as exc:
-        raise ValueError(f"is {exc}") from None
-    docs = doc.documents()
+        raise at.error(f"is {exc.message}") from None
     if len(docs) > 1:
-        raise ValueError(f"holds {len(docs)} YAML documents; give one list")
-    return to_data(doc, docs[0]) if docs else None
+        raise at.error(f"holds {len(docs)} YAML documents; give one list")
+    return docs[0] if docs else None
 
 
-def _name_reference(entry: object, where: str) -> list[FieldSpec]:
+def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
     """One ``{kind, group?, version?, fieldSpecs}`` entry: its specs if it is about ConfigMaps."""
     if not isinstance(entry, dict):
-        raise ValueError(f"{where} is not a map {{kind, version, fieldSpecs}}")
+        raise at.error(f"{where} is not a map {{kind, version, fieldSpecs}}")
     unknown = [k for k in entry if k not in ("kind", "group", "version", "fieldSpecs")]
     if unknown:
-        raise ValueError(f"{where} (kind {entry.get('kind')}) has unknown key {unknown[0]!r}")
+        raise at.error(f"{where} (kind {entry.get('kind')}) has unknown key {unknown[0]!r}")
     if not entry.get("kind"):
-        raise ValueError(f"{where} has no kind (the kind its fieldSpecs refer to, e.g. ConfigMap)")
+        raise at.error(f"{where} has no kind (the kind its fieldSpecs refer to, e.g. ConfigMap)")
     if entry["kind"] != "ConfigMap" or entry.get("group") not in (None, "") \
             or entry.get("version") not in (None, "", "v1"):
         return []  # references to Secrets, Services, ...: not krmfn's business
     specs = entry.get("fieldSpecs") or []
     if not isinstance(specs, list):
-        raise ValueError(f"{where} (kind ConfigMap): fieldSpecs must be a list")
-    return [_field_spec(spec, f"{where} fieldSpecs[{j}]") for j, spec in enumerate(specs)]
+        raise at.error(f"{where} (kind ConfigMap): fieldSpecs must be a list")
+    return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at) for j, spec in enumerate(specs)]
 
 
-def _field_spec(entry: object, where: str) -> FieldSpec:
+def _field_spec(entry: object, where: str, at: Where) -> FieldSpec:
     """One field spec; every error names it (where it sits, its kind and path)."""
     if not isinstance(entry, dict):
-        raise ValueError(f"{where} is not a map {{kind, group, version, path}}")
+        raise at.error(f"{where} is not a map {{kind, group, version, path}}")
     kind, path = entry.get("kind"), entry.get("path")
     name = f"{where} (kind {kind or '?'}, " + (f"path {path!r})" if path else "no path)")
     unknown = [k for k in entry if k not in SPEC_KEYS]
     if unknown:
-        raise ValueError(f"{name} has unknown key {unknown[0]!r}; a field spec has {', '.join(SPEC_KEYS)}")
+        raise at.error(f"{name} has unknown key {unknown[0]!r}; a field spec has {', '.join(SPEC_KEYS)}")
     if not isinstance(kind, str) or not kind:
-        raise ValueError(f"{name} needs a kind (the referring object's kind, e.g. Rollout)")
+        raise at.error(f"{name} needs a kind (the referring object's kind, e.g. Rollout)")
     if not _KIND.fullmatch(kind):
         hint = ""
         if "/" in kind or "." in kind:
             hint = "; give the group and version as their own keys: {kind: Rollout, group: argoproj.io}"
-        raise ValueError(f"{name}: {kind!r} is not a kind (letters and digits, e.g. Rollout){hint}")
+        raise at.error(f"{name}: {kind!r} is not a kind (letters and digits, e.g. Rollout){hint}")
     group, version = entry.get("group"), entry.get("version")
     for key, value, pattern in (("group", group, _GROUP), ("version", version, _VERSION)):
         if value not in (None, "") and not (isinstance(value, str) and pattern.fullmatch(value)):
-            raise ValueError(f"{name}: {key} {value!r} is not an API {key} (e.g. "
+            raise at.error(f"{name}: {key} {value!r} is not an API {key} (e.g. "
                              f"{'argoproj.io' if key == 'group' else 'v1alpha1'})")
     if not isinstance(path, str) or not path:
-        raise ValueError(f"{name} needs a path, such as spec/template/spec/volumes/configMap/name")
+        raise at.error(f"{name} needs a path, such as spec/template/spec/volumes/configMap/name")
     keys = []
     for key in split_path(path):
         if not _KEY.fullmatch(key):
             problem = "an empty segment" if not key else f"the segment {key!r}"
-            raise ValueError(f"{name}: the path has {problem}; a path is keys separated by /, lists are "
+            raise at.error(f"{name}: the path has {problem}; a path is keys separated by /, lists are "
                              "traversed without an index (containers/envFrom, not containers[0]/envFrom)")
         keys.append(key.removesuffix("[]"))  # kustomize's optional list marker
     if entry.get("create") not in (None, "true", "false", True, False):
-        raise ValueError(f"{name}: create must be true or false")
+        raise at.error(f"{name}: create must be true or false")
     when = entry.get("when") or {}
     if not isinstance(when, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in when.items()):
-        raise ValueError(f"{name}: when must map keys beside the name to values, e.g. {{kind: ConfigMap}}")
+        raise at.error(f"{name}: when must map keys beside the name to values, e.g. {{kind: ConfigMap}}")
     ns_from = entry.get("namespaceFrom")
     if ns_from is not None and not (isinstance(ns_from, str) and ns_from):
-        raise ValueError(f"{name}: namespaceFrom must name a key beside the name, e.g. namespace")
+        raise at.error(f"{name}: namespaceFrom must name a key beside the name, e.g. namespace")
     # kustomize: an empty group or version selects any.
     return FieldSpec(kind, tuple(keys), group or None, version or None,
                      tuple(Has(k, v, listed=True) for k, v in when.items()), ns_from, maps=True)

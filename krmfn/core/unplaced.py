@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .envelope import Resource, Result
-from .references import join_path, pod_spec_paths
-from .yamldoc import Doc, plain_safe
+from krmfn.core.fieldspec import join_path
+from krmfn.core.table import pod_spec_paths
+from krmfn.document.resource import Resource
+from krmfn.document.scalars import dquote, plain_safe
+from krmfn.document.tree import Doc
+from krmfn.results import Result
 
 # Every shape below contains this, so an item's text without it has none (configMap, ConfigMap...):
 # rewrite.scan searches the item's bytes for it before walking any tree.
@@ -81,7 +84,7 @@ def _keys(doc: Doc, node: int, top: int) -> list[tuple[str, int]]:
 
 
 def _flow(value: str) -> str:
-    return value if plain_safe(value) and "\\" not in value else '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return value if plain_safe(value) and "\\" not in value else dquote(value)
 
 
 def suggest(res: Resource, node: int) -> Suggestion:
@@ -122,4 +125,4 @@ def warning(res: Resource, node: int, name: str, new_name: str) -> Result:
     return Result(message, "warning", res.ref, where, name, new_name)
 
 
-__all__ = ["MARKER", "candidates", "suggest", "warning", "Suggestion"]
+__all__ = ["MARKER", "Suggestion", "candidates", "suggest", "warning"]

@@ -22,10 +22,13 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from .references import FieldSpec, ReferenceTable, pod_spec_paths, split_path, table_specs
-from .retention import FAMILY
+from krmfn.core.fieldspec import FieldSpec, split_path
+from krmfn.core.retention import FAMILY
+from krmfn.core.table import pod_spec_paths, table_specs
+from krmfn.core.walk import ReferenceTable
+from krmfn.results import GcError
 
 # Where gc finds pod specs beyond the rewrite's table: (group, kind, path to the pod spec).
 # A ControllerRevision stores a past pod template as a patch under ``data``.
@@ -39,10 +42,6 @@ DELETE = "delete"
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
 _UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-
-
-class LiveStateError(ValueError):
-    """Input gc cannot plan from; the message is one sentence for stderr."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,7 @@ class Row(Managed):
     def to_json(self) -> dict[str, object]:
         return {"namespace": self.namespace, "family": self.family, "name": self.name, "uid": self.uid,
                 "resourceVersion": self.resource_version,
-                "creationTimestamp": self.created.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "creationTimestamp": self.created.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "ageSeconds": int(self.age.total_seconds()), "age": format_duration(self.age),
                 "verdict": self.verdict, "reason": self.reason,
                 "referrers": [r.to_json() for r in self.referrers]}
@@ -148,51 +147,53 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise LiveStateError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+            raise GcError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
     else:
         obj = _yaml_data(data, source)
     if not isinstance(obj, dict) or not str(obj.get("kind", "")).endswith("List"):
         what = f"kind {obj.get('kind')!r}" if isinstance(obj, dict) else type(obj).__name__
-        raise LiveStateError(f"{source} is {what}, not a List; make it with "
+        raise GcError(f"{source} is {what}, not a List; make it with "
                              "`kubectl get configmaps,pods,replicasets,... -o json`.")
     items = obj.get("items") or []
     if not isinstance(items, list):
-        raise LiveStateError(f"{source} has items that are not a list.")
+        raise GcError(f"{source} has items that are not a list.")
     # A raw API list (``ConfigMapList``) leaves kind off its items; kubectl's ``List`` does not.
     item_kind = obj["kind"][:-4]
     for i, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("metadata"), dict):
-            raise LiveStateError(f"item {i} of {source} is not an object with metadata.")
+            raise GcError(f"item {i} of {source} is not an object with metadata.")
         if "kind" not in item:
             if not item_kind:
-                raise LiveStateError(f"item {i} of {source} has no kind.")
+                raise GcError(f"item {i} of {source} has no kind.")
             item["kind"] = item_kind
             item.setdefault("apiVersion", obj.get("apiVersion", ""))
     return items
 
 
 def _yaml_data(data: bytes, source: str) -> object:
-    from .config import NotOneDocument, load_document  # YAML is the rare, offline case: imported lazily
-    from .yamldoc import YamlError
+    # Imported here, for start-up time: YAML live state is the rare, offline case.
+    from krmfn.document.data import load_documents
+    from krmfn.document.tree import YamlError
 
     try:
-        return load_document(data)
+        docs = load_documents(data)
     except YamlError as exc:
-        raise LiveStateError(f"{source} is neither JSON nor readable YAML ({exc}).") from None
-    except NotOneDocument as exc:
-        raise LiveStateError(f"{source} {exc}, not one List.") from None
+        raise GcError(f"{source} is neither JSON nor readable YAML ({exc.message}).") from None
+    if len(docs) != 1:
+        raise GcError(f"{source} holds {len(docs)} YAML documents, not one List.")
+    return docs[0]
 
 
 def parse_time(value: object, what: str) -> datetime:
     """An RFC 3339 time as Kubernetes writes it; PyYAML may already have made it a datetime."""
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, str) and _RFC3339.match(value):
         try:
             return datetime.fromisoformat(value.replace("z", "Z"))
         except ValueError:
             pass
-    raise LiveStateError(f"{what} has creationTimestamp {value!r}, which is not an RFC 3339 time "
+    raise GcError(f"{what} has creationTimestamp {value!r}, which is not an RFC 3339 time "
                          "such as 2024-05-01T12:00:00Z.")
 
 
@@ -203,7 +204,7 @@ def parse_duration(text: str) -> timedelta:
         return timedelta(0)
     parts = _DURATION_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts) != text:
-        raise ValueError(f"{text!r} is not a duration such as 1h, 30m, 1h30m, 2d or 0")
+        raise GcError(f"{text!r} is not a duration such as 1h, 30m, 1h30m, 2d or 0")
     return timedelta(seconds=sum(float(n) * _UNIT_SECONDS[u] for n, u in parts))
 
 
@@ -211,7 +212,7 @@ def format_duration(delta: timedelta) -> str:
     """The two largest units, as kubectl prints ages: ``3d4h``, ``2h5m``, ``45m``, ``30s``."""
     seconds = max(0, int(delta.total_seconds()))
     units = [(u, int(s)) for u, s in _UNIT_SECONDS.items() if s >= 1]
-    parts = []
+    parts: list[str] = []
     for unit, size in units:
         if seconds >= size or (unit == "s" and not parts):
             parts.append(f"{seconds // size}{unit}")
@@ -304,7 +305,7 @@ def _managed(obj: dict) -> Managed:
     namespace = meta.get("namespace") or "default"
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        raise LiveStateError(f"a ConfigMap in namespace {namespace} has no name.")
+        raise GcError(f"a ConfigMap in namespace {namespace} has no name.")
     created = parse_time(meta.get("creationTimestamp"), f"ConfigMap {namespace}/{name}")
     return Managed(namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
                     str(meta.get("resourceVersion") or ""), created)

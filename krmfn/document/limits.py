@@ -26,15 +26,17 @@ Each message says which limit was hit, where, and what to do.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from dataclasses import dataclass
 
 import ryml
 
-from .envelope import FunctionError, ResourceList, ResourceRef, Result, parse_item
-from .yamldoc import NONE, Doc, YamlError
+from krmfn.document.envelope import ResourceList
+from krmfn.document.native import NONE
+from krmfn.document.resource import parse_item
+from krmfn.document.tree import Doc, NotWritable, YamlError
+from krmfn.results import InputError, ResourceRef, Result
 
 MIB = 1 << 20
 # The node limit is one node per this many bytes of the size limit: Kubernetes YAML runs at
@@ -64,10 +66,6 @@ class Prescan:
 
     deep: bool = False  # some text may nest deeper than the limit
     anchors: bool = False  # some text may define an anchor, so aliases may expand
-
-
-def _error(message: str, resource: ResourceRef | None = None, field_path: str | None = None) -> FunctionError:
-    return FunctionError(Result(message, "error", resource, field_path))
 
 
 def _mib(n: int) -> str:
@@ -134,20 +132,20 @@ def _may_nest(text: bytes, flow: int, limit: int) -> bool:
 def check_input(data: bytes, limits: Limits) -> Prescan:
     """Refuse input over a limit before parsing any of it; say what the bytes cannot clear."""
     if len(data) > limits.max_input_bytes:
-        raise _error(f"the input is {_mib(len(data))}, over the limit of {_mib(limits.max_input_bytes)}; "
+        raise InputError(f"the input is {_mib(len(data))}, over the limit of {_mib(limits.max_input_bytes)}; "
                      "if this is expected, raise the limit with --max-input-size")
     for bom, name in _BOMS:
         if data.startswith(bom):
-            raise _error(f"the input is {name} text (it starts with a {name} byte order mark); krmfn reads "
+            raise InputError(f"the input is {name} text (it starts with a {name} byte order mark); krmfn reads "
                          f"UTF-8: convert it first, e.g. iconv -f {name} -t UTF-8")
     kept = data.translate(None, _DELETE_ALL_BUT_KEEP)
     if kept.translate(None, _ONLY_CONTROLS):
         offset = _CONTROL.search(data).start()  # type: ignore[union-attr]
         if data[offset] == 0 and (offset <= 1 or data.count(b"\x00", 0, 64) > 8):
-            raise _error("the input looks like UTF-16 or UTF-32 text (it is full of zero bytes); krmfn reads "
+            raise InputError("the input looks like UTF-16 or UTF-32 text (it is full of zero bytes); krmfn reads "
                          "UTF-8: convert it first, e.g. iconv -f UTF-16 -t UTF-8")
         line, col = _line_col(data, offset)
-        raise _error(f"the input holds the control character U+{data[offset]:04X} at line {line}, column {col}, "
+        raise InputError(f"the input holds the control character U+{data[offset]:04X} at line {line}, column {col}, "
                      "which YAML does not allow; remove it, or write it escaped in a double-quoted string "
                      f'("\\x{data[offset]:02x}")')
     if b"\xc2" in kept or b"\xe2" in kept:  # some non-ASCII text: look for the three exactly
@@ -156,12 +154,12 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
         if found:
             offset, name, escape = found[0]
             line, col = _line_col(data, offset)
-            raise _error(f"the input holds {name} at line {line}, column {col}: YAML 1.1 readers (kubectl, "
+            raise InputError(f"the input holds {name} at line {line}, column {col}: YAML 1.1 readers (kubectl, "
                          "kustomize) take it for a line break and YAML 1.2 readers do not, so they would disagree "
                          f'on the value; write it escaped in a double-quoted string ("{escape}"), or remove it')
     nodes = len(kept.translate(None, _ONLY_NODES))
     if nodes > limits.node_limit:
-        raise _error(f"the input holds about {nodes:,} YAML nodes in {_mib(len(data))}, over the limit of "
+        raise InputError(f"the input holds about {nodes:,} YAML nodes in {_mib(len(data))}, over the limit of "
                      f"{limits.node_limit:,} (one per {BYTES_PER_NODE} bytes of the size limit); Kubernetes "
                      "manifests hold about one per 25 bytes, so this is deeply nested or very dense YAML. "
                      "If it is expected, raise --max-input-size, which raises this limit with it")
@@ -184,13 +182,13 @@ def _raw(doc: Doc, node: int | None) -> str | None:
     return str(t.val(node), "utf-8", "replace")
 
 
-def _identity(doc: Doc, node: int, index: int) -> tuple[str, ResourceRef | None]:
+def _identity(doc: Doc, node: int, where: str) -> tuple[str, ResourceRef | None]:
     """How a message names an item: ``item 3 (ConfigMap/ns/name)`` and its ref, as far as readable."""
     kind = _raw(doc, doc.get(node, "kind")) if doc.is_map(node) else None
     meta = doc.get(node, "metadata") if doc.is_map(node) else None
     name = _raw(doc, doc.get(meta, "name")) if meta is not None else None
-    if not kind or not name:
-        return f"item {index}", None
+    if not kind or not name or meta is None:
+        return where, None
     ref = ResourceRef(_raw(doc, doc.get(node, "apiVersion")) or "", kind, name,
                       _raw(doc, doc.get(meta, "namespace")) or "")
     return f"{ref}", ref
@@ -217,72 +215,61 @@ def _check_depth(doc: Doc, top: int, top_level: int, limits: Limits, who: str, r
     if node is None:
         return
     path = doc.path_of(node, top)
-    raise _error(f"{'it' if ref else who} nests deeper than {limits.max_depth} levels (counted from the top of the "
+    raise InputError(f"{'it' if ref else who} nests deeper than {limits.max_depth} levels (counted from the top of the "
                  "ResourceList), more than krmfn's YAML writer handles; flatten it, or leave this object out of the "
                  "function's input (kpt: the pipeline's exclude selector)", ref, path or None)
 
 
-class _AliasError(Exception):
-    def __init__(self, message: str, node: int):
-        super().__init__(message)
-        self.node = node
+def alias_growth(doc: Doc) -> tuple[int, tuple[int, str] | None]:
+    """How many nodes the tree's aliases add when expanded, or the first alias that cannot be
+    expanded ``(node, why)``: one with no anchor before it, or one inside the node it names.
 
-
-def alias_growth(doc: Doc) -> int:
-    """How many nodes the tree's aliases add when expanded (0 without aliases).
-
-    An alias names the closest anchor of that name before it (node ids follow document
-    order in a parsed tree). Raises _AliasError for an alias with no such anchor, or inside
-    the node it names. Linear in the tree's size: each node's expanded size is computed once.
+    Linear in the tree's size: each node's expanded size is computed once; anchors come from
+    the document's one index (:meth:`Doc.alias_target`), so this limit and reading agree.
     """
     t = doc.tree
     root = t.root_id()
-    anchors: dict[str, list[int]] = {}
     order: list[int] = []  # each node, then its children last to first: reversed, a post-order
     stack = [root]
     while stack:
         n = stack.pop()
         order.append(n)
-        if t.has_val_anchor(n):
-            anchors.setdefault(str(t.val_anchor(n), "utf-8", "replace"), []).append(n)
-        if t.has_key_anchor(n):
-            anchors.setdefault(str(t.key_anchor(n), "utf-8", "replace"), []).append(n)
         stack.extend(ryml.children(t, n))
-    for ids in anchors.values():
-        ids.sort()
     size: dict[int, int] = {}
     for n in reversed(order):  # children before parents, earlier subtrees before later ones
         if t.is_val_ref(n):
             name = str(t.val_ref(n), "utf-8", "replace")
-            ids = anchors.get(name, [])
-            i = bisect.bisect_left(ids, n)
-            if i == 0:
-                raise _AliasError(f"the alias *{name} names no anchor before it", n)
-            target = ids[i - 1]
-            if target not in size:  # not finished: the alias is inside the node it names
-                raise _AliasError(f"the alias *{name} is inside the node &{name} it names (a recursive alias)", n)
-            size[n] = size[target]
+            try:
+                target, on_key = doc.alias_target(n)
+            except YamlError as exc:
+                return 0, (n, exc.detail)
+            if on_key:
+                size[n] = 1  # the key's text: one scalar
+            elif target not in size:  # not finished: the alias is inside the node it names
+                return 0, (n, f"the alias *{name} is inside the node &{name} it names (a recursive alias)")
+            else:
+                size[n] = size[target]
         else:
             size[n] = 1 + sum(size[c] for c in ryml.children(t, n))
-    return size[root] - len(order)
+    return size[root] - len(order), None
 
 
 def _check_aliases(doc: Doc, top: int, budget: list[int], limits: Limits, who: str,
                    ref: ResourceRef | None) -> None:
     """Charge the tree's alias growth to ``budget`` (what is left of the limit, in a list)."""
-    try:
-        grown = alias_growth(doc)
-    except _AliasError as exc:
-        path = doc.path_of(exc.node, top)
+    grown, bad = alias_growth(doc)
+    if bad is not None:
+        node, why = bad
+        path = doc.path_of(node, top)
         where = "" if ref else f"{who}: "
-        raise _error(f"{where}{exc}; define the anchor before it, in the same item "
-                     "(krmfn reads items one at a time)", ref, path or None) from None
+        raise InputError(f"{where}{why}; define the anchor before it, in the same item "
+                         "(krmfn reads items one at a time)", ref, path or None)
     budget[0] -= grown
     if budget[0] < 0:
         where = "its" if ref else f"{who}'s"
-        raise _error(f"{where} aliases expand to {grown:,} more nodes, over the limit of {limits.max_alias_nodes:,} "
-                     "for the whole input (a \"billion laughs\" alias bomb looks like this); expand them, or use "
-                     "fewer", ref)
+        raise InputError(f"{where} aliases expand to {grown:,} more nodes, over the limit of "
+                         f"{limits.max_alias_nodes:,} for the whole input (a \"billion laughs\" alias bomb looks "
+                         "like this); expand them, or use fewer", ref)
 
 
 def check_parsed(rl: ResourceList, prescan: Prescan, limits: Limits) -> None:
@@ -304,7 +291,7 @@ def check_parsed(rl: ResourceList, prescan: Prescan, limits: Limits) -> None:
             doc, node = parse_item(source)
         except YamlError:
             continue  # reading the item reports it, with its position
-        who, ref = _identity(doc, node, index)
+        who, ref = _identity(doc, node, rl.item_name(index))
         if deep:
             _check_depth(doc, node, 2, limits, who, ref)
         if anchored:
@@ -318,12 +305,12 @@ _TAB_PREFIX = re.compile(rb"[ ?:-]*\t")
 
 def yaml_error(exc: YamlError, data: bytes, prescan: Prescan, limits: Limits) -> list[Result]:
     """What to say when the whole input does not parse (or cannot be written back)."""
-    if exc.args and str(exc.args[0]).startswith("not writable") and prescan.deep:
+    if isinstance(exc, NotWritable) and prescan.deep:
         try:
             _locate_deep(data, limits)
-        except FunctionError as located:
+        except InputError as located:
             return located.results
-    message = str(exc)
+    message = exc.message
     if exc.line:
         lines = data.split(b"\n", exc.line)[max(0, exc.line - 3):exc.line]  # the line, and two before it
         for n, text in zip(range(exc.line - len(lines) + 1, exc.line + 1), lines):
@@ -348,5 +335,5 @@ def _locate_deep(data: bytes, limits: Limits) -> None:
     items = doc.get(root, "items")
     if items is not None and doc.is_seq(items):
         for index, node in enumerate(doc.children(items)):
-            who, ref = _identity(doc, node, index)
+            who, ref = _identity(doc, node, f"item {index}")
             _check_depth(doc, node, level + 2, limits, who, ref)

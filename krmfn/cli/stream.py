@@ -18,19 +18,18 @@ from dataclasses import dataclass, replace
 
 import ryml
 
-from . import chunks
-from .envelope import FunctionError, Result
-from .function import Outcome, run_resource_list
-from .limits import Limits, check_input
-from .yamldoc import Doc
+from krmfn.core.function import Outcome, run_resource_list
+from krmfn.document import chunks
+from krmfn.document.encoding import BOM as _BOM
+from krmfn.document.encoding import check_utf8
+from krmfn.document.limits import Limits, check_input
+from krmfn.document.tree import Doc
+from krmfn.results import KrmfnError, Result, has_errors
 
 # A document separator or end marker, with nothing but an optional comment after it.
 _MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
 # A separator followed by content on the same line (``--- !tag``, ``--- {a: 1}``).
 _INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
-# How the core names items in messages: "item 3", and "items 3 and 5" for a duplicate.
-_ITEM_REF = re.compile(r"\bitems? (\d+)(?: and (\d+))?\b")
-_BOM = b"\xef\xbb\xbf"
 
 
 def _is_gap_line(line: bytes) -> bool:
@@ -153,11 +152,14 @@ def resource_list(items: list[bytes], function_config: dict[str, object] | None)
 
 @dataclass
 class StreamOutcome:
-    """What a stream run prints: the transformed stream, the results, the exit code."""
+    """What a stream run prints: the transformed stream and the results."""
 
     stdout: bytes
     results: list[Result]
-    exit_code: int
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.results)
 
 
 def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
@@ -168,11 +170,11 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
     """
     wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
-    outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
-                                                                                      len(wrapped))))
     names = where or [f"document {i + 1}" for i in range(len(bodies))]
-    results = [_locate(r, names) for r in outcome.results]
-    if outcome.exit_code != 0:
+    outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
+                                                                                      len(wrapped))), names)
+    results = outcome.results
+    if outcome.failed:
         return None, results
     new = _documents(outcome.stdout, bodies, wrapped)
     if len(new) != len(bodies):
@@ -201,29 +203,17 @@ def _emitted_items(text: bytes) -> list[bytes]:
     return [ryml.emit_yaml(doc.tree, child).encode() for child in doc.children(node)]
 
 
-def _locate(result: Result, names: list[str]) -> Result:
-    """Messages name items by their position in the ResourceList; name the documents instead."""
-    def name(n: str) -> str:
-        return names[int(n)] if int(n) < len(names) else f"item {n}"
-
-    def documents(m: re.Match[str]) -> str:
-        return name(m.group(1)) + (f" and {name(m.group(2))}" if m.group(2) else "")
-
-    message = _ITEM_REF.sub(documents, result.message)
-    return result if message == result.message else replace(result, message=message)
-
-
 def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits()) -> StreamOutcome:
     """A multi-document stream in, the same stream with the function applied out."""
     problem = check_text(data, limits)
     if problem is not None:
-        return StreamOutcome(b"", [problem], 1)
+        return StreamOutcome(b"", [problem])
     form = TextForm.of(data)
     stream = split(form.plain(data))
     bodies, results = run_documents(stream.bodies, function_config, limits)
     if bodies is None:
-        return StreamOutcome(b"", results, 1)
-    return StreamOutcome(form.restore(stream.join(bodies)), results, 0)
+        return StreamOutcome(b"", results)
+    return StreamOutcome(form.restore(stream.join(bodies)), results)
 
 
 @dataclass(frozen=True)
@@ -253,13 +243,7 @@ def check_text(data: bytes, limits: Limits) -> Result | None:
     column are the user's (the core checks the wrapped text again)."""
     try:
         check_input(data, limits)
-    except FunctionError as exc:
+        check_utf8(data)
+    except KrmfnError as exc:
         return exc.results[0]
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - data.rfind(b"\n", 0, exc.start)
-        return Result(f"the input is not UTF-8: line {line}, column {col} holds the byte 0x{data[exc.start]:02x}; "
-                      "save it as UTF-8 (krmfn reads UTF-8 only)", "error")
     return None

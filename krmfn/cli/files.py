@@ -12,18 +12,14 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .envelope import Result
-from .limits import Limits
-from .stream import Stream, TextForm, check_text, run_documents, split
+from krmfn.cli.stream import Stream, TextForm, check_text, run_documents, split
+from krmfn.document.limits import Limits
+from krmfn.results import ConfigError, Result, has_errors
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files a directory walk leaves out: they configure a tool, they are not resources.
 NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml"})
 _TOP_KEY = re.compile(rb"^(apiVersion|kind)[ \t]*:", re.MULTILINE)
-
-
-class FilesError(Exception):
-    """A path that cannot be read as asked: one sentence naming it."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +45,9 @@ def find(paths: list[str]) -> list[tuple[str, bool]]:
         elif p.is_file():
             out.append((given, True))
         elif p.exists():
-            raise FilesError(f"{given} is neither a file nor a directory")
+            raise ConfigError(f"{given} is neither a file nor a directory")
         else:
-            raise FilesError(f"{given} does not exist")
+            raise ConfigError(f"{given} does not exist")
     seen: set[str] = set()
     unique = []
     for path, explicit in out:
@@ -72,7 +68,10 @@ class FilesOutcome:
     outputs: list[tuple[str, bytes]]  # every file read, with its new text
     skipped: list[str]  # files a walk found that hold no Kubernetes objects
     results: list[Result]
-    exit_code: int
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.results)
 
 
 def run_files(sources: list[Source], function_config: dict[str, object] | None,
@@ -81,13 +80,13 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
     if sum(len(s.text) for s in sources) > limits.max_input_bytes:  # all files are one input
         problem = check_text(b"".join(s.text for s in sources), limits)
         if problem is not None:
-            return FilesOutcome([], [], [problem], 1)
+            return FilesOutcome([], [], [problem])
     streams: list[tuple[Source, TextForm, Stream]] = []
     skipped: list[str] = []
     for source in sources:
         problem = check_text(source.text, limits)
         if problem is not None:
-            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")], 1)
+            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
         form = TextForm.of(source.text)
         stream = split(form.plain(source.text))
         if not source.explicit and not looks_like_resources(stream):
@@ -98,14 +97,14 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
     where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
     new, results = run_documents(bodies, function_config, limits, where)
     if new is None:
-        return FilesOutcome([], skipped, results, 1)
+        return FilesOutcome([], skipped, results)
     outputs = []
     pos = 0
     for source, form, stream in streams:
         n = len(stream.bodies)
         outputs.append((source.path, form.restore(stream.join(new[pos:pos + n]))))
         pos += n
-    return FilesOutcome(outputs, skipped, results, 0)
+    return FilesOutcome(outputs, skipped, results)
 
 
 def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
-from .config import Config
-from .envelope import FunctionError, Resource, ResourceList
-from .references import ReferenceTable
-from .rewrite import Hashed, Reference, Scanned, scan
+from krmfn.core.config import Config
+from krmfn.core.rewrite import Hashed, Reference, Scanned, scan
+from krmfn.core.walk import ReferenceTable
+from krmfn.document.envelope import ResourceList
+from krmfn.document.resource import Resource
+from krmfn.results import KrmfnError
 
 T = TypeVar("T")
 
@@ -90,8 +92,8 @@ def _middle(sizes: list[int]) -> int:
 
 def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | None, BaseException | None]:
     """``work(0, mid)`` here and ``work(mid, n)`` in a forked child. Returns both results;
-    the second is None if the child died, and a FunctionError it raised comes back as such."""
-    import pickle  # here: runs too small to fork never load it
+    the second is None if the child died, and a KrmfnError it raised comes back as such."""
+    import pickle  # here, for start-up time: runs too small to fork never load it
 
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -100,7 +102,7 @@ def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | Non
         try:
             try:
                 payload: tuple = ("ok", work(mid, n))
-            except FunctionError as exc:
+            except KrmfnError as exc:
                 payload = ("error", exc.results)
             view = memoryview(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
             while view:
@@ -118,7 +120,7 @@ def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | Non
         return first, None, None
     kind, body = pickle.loads(data)
     if kind == "error":
-        return first, None, FunctionError(body)
+        return first, None, KrmfnError(body)
     return first, body, None
 
 
@@ -136,5 +138,5 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
                                  else _pack(scan(rl, config, table, a, b)))
     if err is not None:
         raise err
-    rest = _unpack(second, rl) if second is not None else scan(rl, config, table, mid, n)
-    return _merge(first, rest)
+    rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, table, mid, n)
+    return _merge(cast(Scanned, first), rest)

@@ -1,0 +1,168 @@
+"""The function's configuration, read from ``functionConfig`` in either of two forms.
+
+Typed (for kustomize ``transformers:`` and kpt pipelines)::
+
+    apiVersion: fn.krmfn.dev/v1alpha1
+    kind: ContentHash
+    metadata: {name: content-hash}
+    select: annotated            # or: all
+    names: [app-config]          # also hash these ConfigMaps
+    selector: {matchLabels: {hash: "yes"}}
+    algorithm: kustomize         # or: sha256
+    retention: [flux, argocd]
+
+Plain ConfigMap (``kpt fn eval --exec krmfn -- select=all retention=flux,argocd``): the same
+fields as ``data`` strings; lists are comma-separated, ``selector`` is a label selector string.
+
+Every field is optional. An unknown field or value is an error that names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.hashing import ALGORITHMS
+from krmfn.core.retention import RETENTION
+from krmfn.core.selector import LabelSelector, parse_selector
+from krmfn.document.data import load_documents, to_data
+from krmfn.document.tree import Doc, YamlError
+from krmfn.results import ConfigError, ResourceRef, Where
+
+API_VERSION = "fn.krmfn.dev/v1alpha1"
+KIND = "ContentHash"
+SELECT_MODES = ("annotated", "all")
+
+
+@dataclass(frozen=True)
+class Config:
+    select: str = "annotated"
+    names: frozenset[str] = frozenset()
+    selector: LabelSelector = field(default_factory=LabelSelector)
+    algorithm: str = "kustomize"
+    retention: tuple[str, ...] = ()
+    field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.user_specs
+    suffix_jobs: bool = False
+
+
+def _as_list(value: object, at: Where) -> list[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise at.error("must be a list of strings or a comma-separated string")
+
+
+def _as_bool(value: object, at: Where) -> bool:
+    if value in ("true", "True", True):
+        return True
+    if value in ("false", "False", False):
+        return False
+    raise at.error(f"must be true or false, not {value!r}")
+
+
+def _one_of(value: object, choices: tuple[str, ...], at: Where) -> str:
+    if value not in choices:
+        raise at.error(f"must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
+
+
+def _retention(value: object, at: Where) -> tuple[str, ...]:
+    targets = _as_list(value, at)
+    for target in targets:
+        if target not in RETENTION:
+            raise at.error(f"has unknown target {target!r}; known: {', '.join(RETENTION)}")
+    return tuple(dict.fromkeys(targets))
+
+
+def _field_specs(value: object, at: Where) -> tuple[FieldSpec, ...]:
+    # Imported here, for start-up time: only runs that configure fieldSpecs read the grammar.
+    from krmfn.core.user_specs import parse_field_specs
+
+    return tuple(parse_field_specs(value, at))
+
+
+# Each field: its Config attribute and how its value is read (checked, or refused with ``at.error``).
+_READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
+    "select": ("select", lambda v, at: _one_of(v, SELECT_MODES, at)),
+    "names": ("names", lambda v, at: frozenset(_as_list(v, at))),
+    "selector": ("selector", parse_selector),
+    "algorithm": ("algorithm", lambda v, at: _one_of(v, ALGORITHMS, at)),
+    "retention": ("retention", _retention),
+    "fieldSpecs": ("field_specs", _field_specs),
+    "suffixJobs": ("suffix_jobs", _as_bool),
+}
+FIELDS = tuple(_READERS)
+
+
+def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str = "function config field") -> Config:
+    """Build a Config from plain data (typed fields, or ConfigMap ``data`` strings).
+
+    ``source`` names a field in messages: the function config's, or a flag's file.
+    """
+    kwargs: dict[str, object] = {}
+    for key, value in raw.items():
+        reader = _READERS.get(key)
+        if reader is None:
+            raise ConfigError(f"unknown field {key!r} in the function config; known fields: {', '.join(FIELDS)}",
+                              where, key)
+        attribute, read = reader
+        kwargs[attribute] = read(value, Where(f"{source} {key!r}", where, key))
+    return Config(**kwargs)  # type: ignore[arg-type]
+
+
+# Fields a kustomize exec plugin's config may carry for kustomize itself (extra arguments).
+KUSTOMIZE_ARGS_FIELDS = ("argsOneLiner", "argsFromFile")
+
+
+def config_fields(data: object, what: str = "functionConfig") -> tuple[ResourceRef, dict[str, object]]:
+    """The one reader of a function config's two forms: a ``ContentHash`` object, or a plain v1
+    ConfigMap (its ``data``). Returns the object and its fields, not yet checked (parse_fields).
+
+    ``what`` names it in messages: ``functionConfig``, or a file's path. ``argsOneLiner`` and
+    ``argsFromFile`` are dropped: kustomize reads them, not krmfn.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what} is not an object; krmfn takes kind {KIND} (apiVersion {API_VERSION}) "
+                          "or a plain v1 ConfigMap")
+    kind, api_version = data.get("kind"), data.get("apiVersion")
+    meta: dict = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
+    ref = ResourceRef(str(api_version or ""), str(kind or ""), str(meta.get("name", "")),
+                      str(meta.get("namespace", "")))
+    if kind == "ConfigMap" and api_version == "v1":
+        raw = data.get("data") or {}
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{what} ConfigMap data is not a map", ref, "data")
+        return ref, dict(raw)
+    if kind == KIND and api_version == API_VERSION:
+        own = ("apiVersion", "kind", "metadata", *KUSTOMIZE_ARGS_FIELDS)
+        return ref, {k: v for k, v in data.items() if k not in own}
+    raise ConfigError(f"{what} is kind {kind!r}, apiVersion {api_version!r}; krmfn takes kind {KIND} "
+                      f"(apiVersion {API_VERSION}) or a plain v1 ConfigMap", ref)
+
+
+def read_config(doc: Doc, node: int | None) -> Config:
+    """Read ``functionConfig``: absent, a ``ContentHash`` object, or a plain ConfigMap."""
+    if node is None:
+        return Config()
+    if not doc.is_map(node):
+        raise ConfigError(f"functionConfig is {doc.describe(node)}, not an object")
+    ref, fields = config_fields(to_data(doc, node))
+    return parse_fields(fields, ref)
+
+
+def load_yaml_file(text: bytes, what: str) -> object:
+    """The one document of a small YAML file (a config or field-spec file) as plain data."""
+    try:
+        docs = load_documents(text)
+    except YamlError as exc:
+        raise ConfigError(f"{what} is {exc.message}") from None
+    if len(docs) != 1:
+        raise ConfigError(f"{what} holds {len(docs)} YAML documents; expected one")
+    return docs[0]
+
+
+def read_config_file(text: bytes, what: str) -> tuple[ResourceRef, dict[str, object]]:
+    """A function config file (``--config``, a kustomize plugin's config, gc's ``--function-config``)."""
+    return config_fields(load_yaml_file(text, what), what)

@@ -1,0 +1,68 @@
+"""The function itself, as a pure transformation: ResourceList bytes in, Outcome out.
+
+No I/O here, and no exit code: the shell (krmfn.cli) reads stdin, writes stdout and stderr,
+and decides the exit code from the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from krmfn.core.config import read_config
+from krmfn.core.parallel import scan_items
+from krmfn.core.rewrite import plan, reference_table, write
+from krmfn.document.encoding import as_lf_utf8
+from krmfn.document.envelope import read_resource_list, render
+from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
+from krmfn.document.tree import YamlError
+from krmfn.results import KrmfnError, Result, has_errors
+
+
+@dataclass
+class Outcome:
+    """What a run prints: the shell only writes these out."""
+
+    pieces: list[bytes]  # written one after the other: no second copy of a large output
+    results: list[Result]
+
+    @property
+    def failed(self) -> bool:
+        """Whether an error result says the run failed (its items are then as read)."""
+        return has_errors(self.results)
+
+    @property
+    def stdout(self) -> bytes:
+        return b"".join(self.pieces)
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode()
+
+
+def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequence[str] | None = None) -> Outcome:
+    """ResourceList in, ResourceList out.
+
+    On an error found while reading or planning, the items go back exactly as read, with
+    error results: nothing is written until every check has passed. Input that cannot be
+    read at all gives no output, only the results. ``item_names``: how messages name each
+    item (a stream's documents, a file's); by default "item N".
+    """
+    try:
+        prescan = check_input(data, limits)
+        data = as_lf_utf8(data)
+        try:
+            rl = read_resource_list(data, item_names)
+        except YamlError as exc:
+            return Outcome([], yaml_error(exc, data, prescan, limits))
+    except KrmfnError as exc:
+        return Outcome([], exc.results)
+    try:
+        check_parsed(rl, prescan, limits)
+        config = read_config(rl.envelope, rl.function_config)
+        scanned = scan_items(rl, config, reference_table(config), len(data))
+        p = plan(scanned, config, rl.item_name)
+        items, results = write(scanned, p, config, rl.layout.indent), p.results
+    except KrmfnError as exc:
+        items, results = rl.sources, exc.results
+    return Outcome(render(rl, items, results), results)

@@ -1,0 +1,153 @@
+"""The built-in reference table, as data: every kind and path where a renamed object is named.
+
+Rows are a kind, and either a *shape* (a pod spec, an Argo workflow spec) at a path, or one
+field with declarative conditions. Adding a kind is adding a row; the README's table is
+generated from the same rows (``python -m krmfn.core.table_docs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from krmfn.core.fieldspec import FieldSpec, Has, split_path
+
+# --- shapes: where an object that runs containers names ConfigMaps -------------------------
+
+CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+# Inside one container.
+CONTAINER_FIELDS = ("env/valueFrom/configMapKeyRef/name", "envFrom/configMapRef/name")
+# Inside one volume.
+VOLUME_FIELDS = ("configMap/name", "projected/sources/configMap/name")
+# Inside a pod spec, beside the containers.
+POD_FIELDS = tuple(f"volumes/{f}" for f in VOLUME_FIELDS)
+
+
+# Table rows are frozen but skip the generated __repr__ and __eq__ they never use: with no
+# bytecode cache, each generated method is compiled on every run (~0.2 ms each).
+@dataclass(frozen=True, repr=False, eq=False)
+class Shape:
+    """Where a pod-spec-like object names ConfigMaps, relative to its own root."""
+
+    name: str
+    containers: tuple[str, ...]  # paths to container lists (or to single containers)
+    volumes: tuple[str, ...] = ("volumes",)  # paths to volume lists
+
+    def paths(self, prefix: str) -> list[str]:
+        at = f"{prefix}/" if prefix else ""
+        return ([f"{at}{c}/{f}" for c in self.containers for f in CONTAINER_FIELDS]
+                + [f"{at}{v}/{f}" for v in self.volumes for f in VOLUME_FIELDS])
+
+
+POD_SPEC = Shape("pod spec", CONTAINER_LISTS)
+# Argo Workflows: volumes for the whole workflow and per template; five container-like fields.
+ARGO_WORKFLOW_SPEC = Shape("Argo workflow spec", (
+    "templates/container", "templates/script", "templates/initContainers", "templates/sidecars",
+    "templates/containerSet/containers"), ("volumes", "templates/volumes"))
+# Prometheus Operator: extra containers and volumes merged into the pods it generates.
+MONITORING_SPEC = Shape("Prometheus Operator spec", ("containers", "initContainers"))
+SHAPES = (POD_SPEC, ARGO_WORKFLOW_SPEC, MONITORING_SPEC)
+
+# Kubernetes kinds that hold a pod spec, and the path to it. group None: any API group (as kustomize).
+POD_SPEC_KINDS: tuple[tuple[str | None, str, str], ...] = (
+    ("", "Pod", "spec"),
+    ("", "PodTemplate", "template/spec"),
+    ("", "ReplicationController", "spec/template/spec"),
+    (None, "Deployment", "spec/template/spec"),
+    (None, "ReplicaSet", "spec/template/spec"),
+    (None, "DaemonSet", "spec/template/spec"),
+    (None, "StatefulSet", "spec/template/spec"),
+    ("batch", "Job", "spec/template/spec"),
+    ("batch", "CronJob", "spec/jobTemplate/spec/template/spec"),
+)
+
+
+# --- the built-in table ---------------------------------------------------------------------
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Entry:
+    """One row of the built-in table: in ``kind`` (``group``; None: any group), either a
+    ``shape`` at ``at``, or the single field ``path`` with its conditions."""
+
+    project: str
+    group: str | None
+    kind: str
+    at: str = ""
+    shape: Shape | None = None
+    path: str | None = None
+    when: tuple[Has, ...] = ()
+    namespace_from: str | None = None
+    qualified: bool = False
+
+    def specs(self) -> list[FieldSpec]:
+        if self.shape is not None:
+            return [FieldSpec(self.kind, split_path(p), self.group) for p in self.shape.paths(self.at)]
+        assert self.path is not None
+        return [FieldSpec(self.kind, split_path(self.path), self.group, None, self.when,
+                          self.namespace_from, self.qualified)]
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Notice:
+    """A field whose presence means the object names no ConfigMap itself: said in an info result.
+
+    ``message`` may use ``{key}`` for any scalar beside it in the map at ``path``."""
+
+    project: str
+    group: str | None
+    kind: str
+    path: str
+    message: str
+
+
+_CONFIGMAP_KIND = (Has("kind", "ConfigMap"),)
+_ABOUT_CONFIGMAPS = (Has("resources", "configmaps", listed=True), Has("apiGroups", "", listed=True))
+
+BUILTIN: tuple[Entry, ...] = (
+    *(Entry("Kubernetes", group, kind, prefix, POD_SPEC) for group, kind, prefix in POD_SPEC_KINDS),
+    Entry("Kubernetes", "", "Node", path="spec/configSource/configMap/name", namespace_from="namespace"),
+    Entry("Kubernetes", "rbac.authorization.k8s.io", "Role", path="rules/resourceNames", when=_ABOUT_CONFIGMAPS),
+    Entry("Kubernetes", "rbac.authorization.k8s.io", "ClusterRole", path="rules/resourceNames",
+          when=_ABOUT_CONFIGMAPS),
+    Entry("ingress-nginx", None, "Ingress",
+          path="metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap", qualified=True),
+    Entry("Argo Rollouts", "argoproj.io", "Rollout", "spec/template/spec", POD_SPEC),
+    Entry("Argo Workflows", "argoproj.io", "Workflow", "spec", ARGO_WORKFLOW_SPEC),
+    Entry("Argo Workflows", "argoproj.io", "WorkflowTemplate", "spec", ARGO_WORKFLOW_SPEC),
+    Entry("Argo Workflows", "argoproj.io", "ClusterWorkflowTemplate", "spec", ARGO_WORKFLOW_SPEC),
+    Entry("Argo Workflows", "argoproj.io", "CronWorkflow", "spec/workflowSpec", ARGO_WORKFLOW_SPEC),
+    Entry("Knative Serving", "serving.knative.dev", "Service", "spec/template/spec", POD_SPEC),
+    Entry("Knative Serving", "serving.knative.dev", "Configuration", "spec/template/spec", POD_SPEC),
+    Entry("Flux", "helm.toolkit.fluxcd.io", "HelmRelease", path="spec/valuesFrom/name", when=_CONFIGMAP_KIND),
+    Entry("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", path="spec/postBuild/substituteFrom/name",
+          when=_CONFIGMAP_KIND),
+    *(e for kind in ("Prometheus", "Alertmanager", "ThanosRuler") for e in (
+        Entry("Prometheus Operator", "monitoring.coreos.com", kind, path="spec/configMaps"),
+        Entry("Prometheus Operator", "monitoring.coreos.com", kind, "spec", MONITORING_SPEC))),
+    Entry("KEDA", "keda.sh", "ScaledJob", "spec/jobTargetRef/template/spec", POD_SPEC),
+    Entry("OpenKruise", "apps.kruise.io", "CloneSet", "spec/template/spec", POD_SPEC),
+    Entry("OpenKruise", "apps.kruise.io", "StatefulSet", "spec/template/spec", POD_SPEC),
+    Entry("OpenKruise", "apps.kruise.io", "DaemonSet", "spec/template/spec", POD_SPEC),
+)
+
+NOTICES: tuple[Notice, ...] = (
+    Notice("Argo Rollouts", "argoproj.io", "Rollout", "spec/workloadRef",
+           "this Rollout takes its pod template from {kind} {name} (spec.workloadRef), so it names no "
+           "ConfigMap itself: nothing to rewrite here; the references are rewritten in that {kind}"),
+)
+
+
+def pod_spec_paths(prefix: str) -> list[str]:
+    """Every path, below a pod spec at ``prefix``, that names a ConfigMap."""
+    return POD_SPEC.paths(prefix)
+
+
+def builtin_specs() -> tuple[FieldSpec, ...]:
+    """Kubernetes' own pod-spec kinds (what ``krmfn gc`` reads); :func:`table_specs` is everything."""
+    return tuple(FieldSpec(kind, split_path(p), group)
+                 for group, kind, prefix in POD_SPEC_KINDS for p in pod_spec_paths(prefix))
+
+
+def table_specs(entries: Iterable[Entry] = BUILTIN) -> tuple[FieldSpec, ...]:
+    """Every field spec of the built-in table: what the rewrite knows without configuration."""
+    return tuple(spec for entry in entries for spec in entry.specs())

@@ -1,0 +1,115 @@
+"""One item of a ResourceList: its identity, and its own parsed tree while it is read or edited.
+
+Why items are parsed one at a time: memory follows one item, not the whole list, and an
+untouched item is written back as the very text it came in as.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from krmfn.document.native import NONE
+from krmfn.document.tree import Doc, YamlError
+from krmfn.results import InputError, ResourceRef
+
+
+@dataclass(slots=True)
+class Resource:
+    """One item: its identity, and while it is being read or edited, its own parsed tree.
+
+    ``source`` is the item's text as it came in; ``doc`` is None once the tree is dropped,
+    and :meth:`reload` parses ``source`` again (node ids come out the same).
+    """
+
+    doc: Doc | None
+    node: int
+    api_version: str
+    kind: str
+    name: str
+    namespace: str
+    metadata: int
+    index: int
+    source: bytes
+    _annotations: dict[str, str] | None = field(default=None, repr=False)
+    _labels: dict[str, str] | None = field(default=None, repr=False)
+
+    @property
+    def ref(self) -> ResourceRef:
+        """The object as read: results name it so even after the function renames it."""
+        return ResourceRef(self.api_version, self.kind, self.name, self.namespace)
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        """The annotations as read (edits made later by the function are not seen here)."""
+        if self._annotations is None:
+            self._annotations = self.tree.str_map(self.tree.get(self.metadata, "annotations"))
+        return self._annotations
+
+    @property
+    def labels(self) -> dict[str, str]:
+        if self._labels is None:
+            self._labels = self.tree.str_map(self.tree.get(self.metadata, "labels"))
+        return self._labels
+
+    @property
+    def tree(self) -> Doc:
+        if self.doc is None:
+            self.reload()
+        assert self.doc is not None
+        return self.doc
+
+    def reload(self) -> None:
+        self.doc = parse_item(self.source)[0]
+
+    def drop(self) -> None:
+        """Forget the tree (memory follows one item, not the list); identity stays."""
+        self.doc = None
+
+
+def parse_item(source: bytes) -> tuple[Doc, int]:
+    """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
+    doc = Doc.parse(bytearray(source))
+    root = doc.root
+    if doc.is_stream(root):
+        root = doc.first_child(root)
+    item = doc.first_child(root) if doc.is_seq(root) else NONE
+    if item == NONE or doc.next_sibling(item) != NONE:
+        raise YamlError("an item's text did not read back as one list entry", lead="")
+    return doc, item
+
+
+def read_resource(source: bytes, index: int, where: str | None = None) -> Resource:
+    """Parse and check one item; errors name it ``where`` (default: by its position)."""
+    where = where or f"item {index}"
+    try:
+        doc, node = parse_item(source)
+    except YamlError as exc:
+        raise InputError(f"{where} is not valid YAML: {exc.detail} (lines counted from the item's first "
+                         "line)") from None
+    if not doc.is_map(node):
+        raise InputError(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind "
+                         "and metadata)")
+    kind = doc.str_at(node, b"kind")
+    api_version = doc.str_at(node, b"apiVersion")
+    metadata = doc.get_b(node, b"metadata")
+    name = doc.str_at(metadata, b"name") if metadata is not None else None
+    if not kind:
+        raise InputError(f"{where} has no kind")
+    if not api_version:
+        raise InputError(f"{where} ({kind}) has no apiVersion")
+    if metadata is None or not doc.is_map(metadata):
+        raise InputError(f"{where} ({kind}) has no metadata map")
+    if not name and kind != "ConfigMap":  # a Workflow or Job created with generateName has no name yet
+        name = doc.str_at(metadata, b"generateName")
+    if not name:
+        raise InputError(f"{where} ({kind}) has no metadata.name")
+    name_node = doc.get_b(metadata, b"name")
+    if kind == "ConfigMap" and (name_node is None or doc.string(name_node) is None):  # the name krmfn builds on
+        raise InputError(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
+                    "write it as plain text")
+    namespace = doc.str_at(metadata, b"namespace") or ""
+    return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)

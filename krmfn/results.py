@@ -1,0 +1,118 @@
+"""What a run reports: results (the KRM ``results`` entries) and the one exception hierarchy.
+
+Every layer may use this module and it uses none. An error is a :class:`KrmfnError` carrying
+error results; its subclass says which side is wrong (the input, the configuration, the
+references, the cluster for gc). Only the shell (:mod:`krmfn.cli`) turns results and errors
+into stderr lines and exit codes; the core never decides an exit code and never parses a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    api_version: str
+    kind: str
+    name: str
+    namespace: str = ""
+
+    def __str__(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{ns}{self.name}"
+
+    def to_data(self) -> dict[str, str]:
+        out = {"apiVersion": self.api_version, "kind": self.kind, "name": self.name}
+        if self.namespace:
+            out["namespace"] = self.namespace
+        return out
+
+
+@dataclass(frozen=True)
+class Result:
+    """One entry of ``results``: what a reviewer or a pipeline needs to know."""
+
+    message: str
+    severity: Severity = "info"
+    resource: ResourceRef | None = None
+    field_path: str | None = None
+    current: str | None = None
+    proposed: str | None = None
+
+    def to_data(self) -> dict[str, object]:
+        out: dict[str, object] = {"message": self.message, "severity": self.severity}
+        if self.resource is not None:
+            out["resourceRef"] = self.resource.to_data()
+        if self.field_path is not None:
+            fld: dict[str, str] = {"path": self.field_path}
+            if self.current is not None:
+                fld["currentValue"] = self.current
+            if self.proposed is not None:
+                fld["proposedValue"] = self.proposed
+            out["field"] = fld
+        return out
+
+    def __str__(self) -> str:
+        where = f"{self.resource}" if self.resource else ""
+        if self.field_path:
+            where += f" {self.field_path}" if where else self.field_path
+        return f"{self.severity}: {where + ': ' if where else ''}{self.message}"
+
+
+def has_errors(results: list[Result]) -> bool:
+    return any(r.severity == "error" for r in results)
+
+
+class KrmfnError(Exception):
+    """A failure reported as error results: the run writes no items.
+
+    Built from one message (with the object and field it is about) or from results.
+    """
+
+    def __init__(self, message: str | Result | list[Result], resource: ResourceRef | None = None,
+                 field_path: str | None = None):
+        if isinstance(message, str):
+            self.results = [Result(message, "error", resource, field_path)]
+        else:
+            self.results = [message] if isinstance(message, Result) else list(message)
+        super().__init__("; ".join(r.message for r in self.results))
+
+    @property
+    def message(self) -> str:
+        """The first result's message: one sentence, for a shell that prints one line."""
+        return self.results[0].message
+
+
+class InputError(KrmfnError):
+    """The input cannot be read as asked: not YAML, not a ResourceList, over a limit, a bad item."""
+
+
+class ConfigError(KrmfnError):
+    """The function's configuration is wrong: functionConfig, flags, a config or field-spec file."""
+
+
+class ReferenceProblem(KrmfnError):
+    """The rename cannot be planned: an ambiguous reference, two objects with one name, a name
+    Kubernetes would refuse."""
+
+
+class GcError(KrmfnError):
+    """Garbage collection cannot go on safely: unreadable live state, kubectl failing."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a configuration value sits, so that the code that finds it wrong says so in one
+    sentence without knowing who asked: ``function config field 'names'``, ``--field-specs a.yaml``."""
+
+    name: str
+    resource: ResourceRef | None = None
+    path: str | None = None
+
+    def error(self, problem: str) -> ConfigError:
+        return ConfigError(f"{self.name} {problem}", self.resource, self.path)
