@@ -24,10 +24,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from generate import resource_list  # noqa: E402
 
 IDENTITY = "import ryml,sys; sys.stdout.buffer.write(ryml.emit_yaml(ryml.parse_in_arena(open(sys.argv[1],'rb').read())).encode())"
-KRMFN = ("import sys; from krmfn import function, parallel, limits; parallel.MIN_PARALLEL_BYTES = 1 << 62; "
+KRMFN = ("import sys; from krmfn.core import function, parallel; from krmfn.document import limits; "
+         "parallel.MIN_PARALLEL_BYTES = 1 << 62; "
          "out = function.run_resource_list(open(sys.argv[1], 'rb').read(), limits.Limits(1 << 30)); "
          "sys.stdout.buffer.write(out.stdout)")
-IMPORTS = "import krmfn.cli, krmfn.function, krmfn.rewrite"
+IMPORTS = "import krmfn.cli, krmfn.core.function, krmfn.core.rewrite"
 
 
 def instructions(code: str, path: Path) -> int:

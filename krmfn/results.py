@@ -105,7 +105,8 @@ class GcError(KrmfnError):
     """Garbage collection cannot go on safely: unreadable live state, kubectl failing."""
 
 
-@dataclass(frozen=True)
+# No generated repr or eq: each generated method is compiled at start-up, and none is used.
+@dataclass(frozen=True, repr=False, eq=False)
 class Where:
     """Where a configuration value sits, so that the code that finds it wrong says so in one
     sentence without knowing who asked: ``function config field 'names'``, ``--field-specs a.yaml``."""

@@ -45,3 +45,11 @@ def krm():
         load = staticmethod(load)
         items = staticmethod(items_by_name)
     return K
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/integration drives a real tool (kpt, kubectl, docker, helm, strace, a
+    fuzzer): marked ``integration``, so that ``pytest -m "not integration"`` is the inner loop."""
+    for item in items:
+        if "integration" in item.path.parts:
+            item.add_marker(pytest.mark.integration)

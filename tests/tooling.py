@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+TESTS = REPO / "tests"  # the shared helpers, fixtures and bad-input corpus live here
 EXAMPLES = REPO / "examples"
 UPDATE = os.environ.get("KRMFN_UPDATE_EXPECTED") == "1"
 # How long one external tool run may take before the test fails instead of hanging CI.

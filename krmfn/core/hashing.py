@@ -46,7 +46,12 @@ def kustomize_suffix(encoded: str) -> str:
 
 
 def suffix(algorithm: str, data: dict[str, str] | None, binary_data: dict[str, str] | None) -> str:
-    encoded = encode_configmap(data, binary_data)
+    """The suffix of a ConfigMap's content (see :func:`digest` for any kind's encoded content)."""
+    return digest(algorithm, encode_configmap(data, binary_data))
+
+
+def digest(algorithm: str, encoded: str) -> str:
+    """The name suffix for an object's encoded content (core.kinds says how each kind encodes)."""
     if algorithm == "kustomize":
         return kustomize_suffix(encoded)
     if algorithm == "sha256":

@@ -42,7 +42,7 @@ class _Packed:
     """A half's Scanned without item texts or trees: the parent has the texts already."""
 
     resources: list[tuple]
-    configmaps: list[int]
+    renamed: list[int]
     hashed: list[tuple[int, str, str, list | None]]
     references: dict
     results: list
@@ -51,7 +51,7 @@ class _Packed:
 def _pack(s: Scanned) -> _Packed:
     return _Packed(
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
-        [r.index for r in s.configmaps],
+        [r.index for r in s.renamed],
         [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
         {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced) for r in refs]  # tuples pickle fast
          for i, refs in s.references.items()},
@@ -61,13 +61,13 @@ def _pack(s: Scanned) -> _Packed:
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i])
                  for i, node, api, kind, name, ns, meta in p.resources}
-    return Scanned(list(resources.values()), [resources[i] for i in p.configmaps],
+    return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, edits=edits) for i, original, new, edits in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
-    return Scanned(a.resources + b.resources, a.configmaps + b.configmaps, a.hashed + b.hashed,
+    return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
                    {**a.references, **b.references}, a.results + b.results)
 
 

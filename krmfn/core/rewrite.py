@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from krmfn.core import hashing
 from krmfn.core.config import Config
 from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.kinds import RenamedKind, renamed_kind
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.chunks import indent_item
 from krmfn.document.envelope import ResourceList
@@ -58,7 +59,7 @@ def same_namespace(a: str, b: str) -> bool:
 
 @dataclass(slots=True)
 class Hashed:
-    """One opted-in ConfigMap and what the run does to it."""
+    """One opted-in object of a renamed kind (a ConfigMap) and what the run does to it."""
 
     res: Resource
     original: str
@@ -84,7 +85,7 @@ class Scanned:
     """What the plan needs from the items, read one item at a time."""
 
     resources: list[Resource] = field(default_factory=list)
-    configmaps: list[Resource] = field(default_factory=list)
+    renamed: list[Resource] = field(default_factory=list)  # every object of a renamed kind
     hashed: list[Hashed] = field(default_factory=list)
     references: dict[int, list[Reference]] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
@@ -105,7 +106,7 @@ def _entry_path(key: str, k: str) -> str:
 
 
 def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
-    """``data`` or ``binaryData`` as text, after checking every value is a string."""
+    """A hashed field (``data``, ``binaryData``) as text, after checking every value is a string."""
     doc = res.tree
     node = doc.get(res.node, key)
     if node is None or doc.is_null(node):
@@ -125,7 +126,7 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             what, fix = (("empty (null)", 'write "" for an empty value') if doc.is_null(target) else
                          (f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")')
                          if text is not None else (doc.describe(target), "write it as text (a | block)"))
-            raise InputError(f"{path} is {what}; ConfigMap values must be strings: {fix}", res.ref, path)
+            raise InputError(f"{path} is {what}; {res.kind} values must be strings: {fix}", res.ref, path)
         if binary:
             # Imported here, for start-up time: only binaryData needs them.
             import base64
@@ -134,8 +135,9 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):
-                raise InputError(f"{_entry_path(key, k)} is not valid base64; binaryData holds base64 text "
-                            "(base64 -w0 FILE), or move a text value to data", res.ref, _entry_path(key, k)) from None
+                raise InputError(f"{_entry_path(key, k)} is not valid base64; {key} holds base64 text "
+                                 "(base64 -w0 FILE), or move a text value to data", res.ref,
+                                 _entry_path(key, k)) from None
         out[k] = value
     return out
 
@@ -177,8 +179,9 @@ def _check_unique_keys(res: Resource) -> None:
             seen.add(key)
 
 
-def _scan_configmap(res: Resource, config: Config, retention: dict[str, str], out: Scanned) -> None:
-    out.configmaps.append(res)
+def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: dict[str, str], out: Scanned) -> None:
+    """An object of a renamed kind: noted for the plan, and hashed when opted in."""
+    out.renamed.append(res)
     original = _original_name(res)
     opted_in = _opted_in(res, original, config)
     _check_unique_keys(res)
@@ -193,23 +196,21 @@ def _scan_configmap(res: Resource, config: Config, retention: dict[str, str], ou
         return
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
-        raise ReferenceProblem(f"{original!r} is not a valid ConfigMap name: Kubernetes allows lowercase letters, "
-                               "digits, "
-                    f"'-' and '.', starting and ending with a letter or digit; rename it, e.g. to {fixed!r}",
-                    res.ref, "metadata.name")
+        raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
+                               "letters, digits, '-' and '.', starting and ending with a letter or digit; rename "
+                               f"it, e.g. to {fixed!r}", res.ref, "metadata.name")
     doc = res.tree
     for key in ("annotations", "labels"):
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    data = _string_map(res, "data", binary=False)
-    binary = _string_map(res, "binaryData", binary=True)
-    new_name = f"{original}-{hashing.suffix(config.algorithm, data, binary)}"
+    content = {key: _string_map(res, key, binary=key in kind.base64) for key in kind.content}
+    new_name = f"{original}-{hashing.digest(config.algorithm, kind.hash_input(content))}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
-                    "shorten the ConfigMap's name", res.ref, "metadata.name")
+                               f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
     h = Hashed(res, original, new_name)
-    h.edits = _configmap_edits(res, h, retention)
+    h.edits = _renamed_edits(res, h, retention)
     out.hashed.append(h)
 
 
@@ -222,8 +223,9 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         source = rl.sources[index]
         res = read_resource(source, index, rl.item_name(index))
         out.resources.append(res)
-        if res.kind == "ConfigMap" and res.api_version == "v1":
-            _scan_configmap(res, config, retention, out)
+        kind = renamed_kind(res.api_version, res.kind)
+        if kind is not None:
+            _scan_renamed(res, kind, config, retention, out)
         walk = table.walk_for(res.api_version, res.kind)
         if walk:
             doc = res.tree
@@ -295,12 +297,12 @@ class _Index:
         return [(h.res, h) for h in family]
 
 
-def _check_duplicates(configmaps: list[Resource], item_name: Callable[[int], str]) -> None:
-    seen: dict[tuple[str, str], Resource] = {}
-    for res in configmaps:
-        key = (res.namespace or "default", res.name)
+def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str]) -> None:
+    seen: dict[tuple[str, str, str], Resource] = {}
+    for res in renamed:
+        key = (res.namespace or "default", res.name, res.kind)
         if key in seen:
-            raise ReferenceProblem(f"ConfigMap {res.name!r} appears twice in namespace {key[0]!r} "
+            raise ReferenceProblem(f"{res.kind} {res.name!r} appears twice in namespace {key[0]!r} "
                         f"({item_name(seen[key].index)} and {item_name(res.index)}); remove one", res.ref)
         seen[key] = res
 
@@ -317,10 +319,10 @@ def _optional(res: Resource, node: int) -> bool:
 
 
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
-    _check_duplicates(scanned.configmaps, item_name)
+    _check_duplicates(scanned.renamed, item_name)
     results = list(scanned.results)
     by_name: dict[str, list[Resource]] = {}
-    for res in scanned.configmaps:
+    for res in scanned.renamed:
         by_name.setdefault(res.name, []).append(res)
     by_original: dict[str, list[Hashed]] = {}
     for h in scanned.hashed:
@@ -374,10 +376,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
         if h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
-            results.append(Result(f"ConfigMap {h.original} is now {h.new_name}; referenced by {rolls}",
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
                                   "info", renamed))
         else:
-            results.append(Result(f"ConfigMap {h.original} is now {h.new_name}, but nothing in the input "
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",
                                   "warning", renamed))
     return Plan(hashed, rewrites, results, renames)
@@ -393,7 +395,7 @@ def _owned(res: Resource, h: Hashed, retention: dict[str, str]) -> tuple[dict[st
     return annotations, {FAMILY: family_label(h.original)}
 
 
-def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> None:
+def _rename_in_tree(res: Resource, h: Hashed, retention: dict[str, str]) -> None:
     """The rename in the ConfigMap's tree, for re-emitting it."""
     doc = res.tree
     name_node = doc.get(res.metadata, "name")
@@ -407,7 +409,7 @@ def _rename_configmap(res: Resource, h: Hashed, retention: dict[str, str]) -> No
             doc.set(node, name, value)
 
 
-def _configmap_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> list[Edit] | None:
+def _renamed_edits(res: Resource, h: Hashed, retention: dict[str, str]) -> list[Edit] | None:
     """The rename as edits of the ConfigMap's own text, so that its comments and style stay;
     None where its text is not plain block YAML (the tree is re-emitted instead)."""
     doc, source = res.tree, res.source
@@ -464,7 +466,7 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
             for new, nodes in by_text.items():
                 doc.set_strs(nodes, new)
             if h:
-                _rename_configmap(res, h, retention)
+                _rename_in_tree(res, h, retention)
             try:
                 text = indent_item(bytes(doc.emit()), indent)
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)

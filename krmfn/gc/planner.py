@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from krmfn.core.fieldspec import FieldSpec, split_path
+from krmfn.core.kinds import renamed_kind
 from krmfn.core.retention import FAMILY
 from krmfn.core.table import pod_spec_paths, table_specs
 from krmfn.core.walk import ReferenceTable
@@ -312,8 +313,9 @@ def _managed(obj: dict) -> Managed:
 
 
 def _is_managed(obj: dict) -> bool | None:
-    """True for a krmfn ConfigMap, False for another ConfigMap, None for anything else."""
-    if obj.get("kind") != "ConfigMap" or obj.get("apiVersion") != "v1":
+    """True for an object of a renamed kind that krmfn labelled, False for another of that kind,
+    None for anything else (a referrer, perhaps)."""
+    if renamed_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) is None:
         return None
     labels = obj["metadata"].get("labels")
     return isinstance(labels, dict) and isinstance(labels.get(FAMILY), str)

@@ -1,10 +1,11 @@
 """The README's first command: the bundled example gives its checked-in output, twice over."""
 
 from pathlib import Path
+from tooling import REPO
 
 from conftest import exit_code, run
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "quickstart"
+EXAMPLE = REPO / "examples" / "quickstart"
 
 
 def test_quickstart_output_is_the_checked_in_one_and_stable():

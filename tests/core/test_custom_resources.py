@@ -6,6 +6,7 @@ regenerated golden cannot quietly accept a wrong rewrite.
 """
 
 from __future__ import annotations
+from tooling import REPO
 
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from conftest import resource_list, run
 
 from krmfn.core.table import BUILTIN, NOTICES, POD_SPEC_KINDS
 
-EXAMPLES = Path(__file__).parent.parent / "examples" / "custom-resources"
+EXAMPLES = REPO / "examples" / "custom-resources"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "input.yaml").exists())
 SCRIPT = Path(sys.executable).parent / "krmfn"
 KRMFN = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "krmfn"]

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tooling import REPO
 import yaml
 from bad_input.cases import CASES, GOOD, Case, deep_flow, dense, regression_files, rl
 from conftest import exit_code
@@ -25,7 +26,6 @@ from krmfn.core.function import Outcome, run_resource_list
 from krmfn.document.limits import MIB, Limits
 from krmfn.results import Result
 
-REPO = Path(__file__).resolve().parent.parent
 KRMFN = Path(sys.executable).with_name("krmfn")
 DOC = REPO / "docs" / "limits.md"
 

@@ -8,6 +8,7 @@ ages around 1h and a tie, for --keep and --min-age. The clock is fixed at NOW.
 """
 
 from __future__ import annotations
+from tooling import TESTS
 
 import json
 import random
@@ -22,7 +23,7 @@ from krmfn.core.table import builtin_specs
 from krmfn.gc import planner as gc
 from krmfn.results import GcError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gc"
+FIXTURES = TESTS / "fixtures" / "gc"
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
 NOTHING_BUT_REFERENCES = gc.Options(keep=0, min_age=timedelta(0))
 

@@ -5,6 +5,7 @@ rule here fails this test rather than the CronJob in a cluster (a Forbidden list
 """
 
 from __future__ import annotations
+from tooling import REPO
 
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ import yaml
 from krmfn.cli import gc as gc_cli
 from krmfn.gc import planner as gc
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "gc-cronjob"
+EXAMPLE = REPO / "examples" / "gc-cronjob"
 
 
 def docs(name: str) -> list[dict]:

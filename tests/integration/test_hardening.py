@@ -1,6 +1,6 @@
 """The function, in function mode, writes no file, opens no socket and starts no process.
 
-The container runs it as uid 65534 with a read-only root and no network (tests/test_container.py);
+The container runs it as uid 65534 with a read-only root and no network (tests/integration/test_container.py);
 these tests show it needs none of those, on the host, three ways:
 
 - a Python audit hook (``sys.addaudithook``), installed before krmfn is imported, records every
@@ -30,9 +30,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tooling import REPO
 from bad_input.cases import GOOD, billion_laughs
 
-REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 from generate import resource_list  # noqa: E402
 

@@ -8,6 +8,7 @@ call. test_gc_kubectl.py runs the real kubectl binary against a stub HTTP API se
 """
 
 from __future__ import annotations
+from tooling import TESTS
 
 import json
 import os
@@ -20,7 +21,7 @@ import pytest
 from krmfn.cli import gc as gc_cli
 from krmfn.gc import planner as gc
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gc"
+FIXTURES = TESTS / "fixtures" / "gc"
 CLUSTER = FIXTURES / "cluster.json"
 NOW = "--now=2024-06-01T12:00:00Z"
 

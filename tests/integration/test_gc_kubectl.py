@@ -10,6 +10,7 @@ Skipped where kubectl is absent.
 """
 
 from __future__ import annotations
+from tooling import TESTS
 
 import json
 import shutil
@@ -26,7 +27,7 @@ from krmfn.gc import planner as gc
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not on PATH")
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gc"
+FIXTURES = TESTS / "fixtures" / "gc"
 NOW = "--now=2024-06-01T12:00:00Z"
 # group version -> (plural, kind) served
 RESOURCES = {

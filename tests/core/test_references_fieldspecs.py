@@ -1,6 +1,7 @@
 """User field specs in kustomize's nameReference syntax, inline in the function config."""
 
 from __future__ import annotations
+from tooling import TESTS
 
 import textwrap
 from pathlib import Path
@@ -16,7 +17,7 @@ from krmfn.results import Where
 AT = Where("function config field 'fieldSpecs'")
 from krmfn.core.fieldspec import FieldSpec, Has
 
-ARGO_CONFIG = Path(__file__).parent / "fixtures" / "argo-rollouts" / "rollout-transform.yaml"
+ARGO_CONFIG = TESTS / "fixtures" / "argo-rollouts" / "rollout-transform.yaml"
 SUFFIX = hashing.suffix("kustomize", {"k": "v"}, None)
 
 CM = """\

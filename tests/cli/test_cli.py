@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tooling import REPO
 import yaml
 from conftest import exit_code
 from hypothesis import given, settings
@@ -31,7 +32,6 @@ from krmfn.document.limits import Limits
 from krmfn.document.tree import Doc
 from krmfn.results import ConfigError, Where
 
-REPO = Path(__file__).resolve().parent.parent
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
 
 CONFIGMAP = textwrap.dedent("""\

@@ -34,13 +34,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import exit_code
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a script by atheris
 
 from bad_input.cases import CASES, GOOD, REGRESSIONS  # noqa: E402
+from conftest import exit_code  # noqa: E402
 
 from krmfn.cli.guard import quiet_stderr  # noqa: E402
 from krmfn.core import hashing  # noqa: E402

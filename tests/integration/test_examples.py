@@ -29,7 +29,7 @@ def test_every_example_is_run_by_a_test() -> None:
     examples = {p.name for p in EXAMPLES.iterdir() if p.is_dir()} - OTHERS
     assert examples == set(COVERED)
     for name, test_file in COVERED.items():
-        assert f'"{name}"' in (REPO / "tests" / test_file).read_text(), (name, test_file)
+        assert f'"{name}"' in (REPO / "tests" / "integration" / test_file).read_text(), (name, test_file)
 
 
 def test_examples_name_this_version_of_the_image() -> None:

@@ -1,6 +1,7 @@
 """Reading on two cores gives exactly what reading on one does."""
 
 from __future__ import annotations
+from tooling import REPO
 
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from conftest import exit_code
 from krmfn.core import parallel
 from krmfn.core.function import run_resource_list
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 from generate import resource_list  # noqa: E402
 
 BIG = resource_list(300).encode()  # 1,500 items, > 1 MiB: parallel.py forks

@@ -1,6 +1,7 @@
 """The README's table of kinds and paths is generated from the reference table: they cannot drift."""
 
 from __future__ import annotations
+from tooling import REPO
 
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 from krmfn.core.table import BUILTIN
 from krmfn.core.table_docs import markdown_table
 
-README = Path(__file__).parent.parent / "README.md"
+README = REPO / "README.md"
 START, END = "<!-- reference-table:start -->\n", "<!-- reference-table:end -->"
 
 
