@@ -4,7 +4,7 @@ With no arguments, krmfn is the KRM function: a ResourceList on stdin, one on st
 how kpt, kustomize and the container image run it, once per render, so this module holds only
 the dispatch and that mode, and imports nothing more. Every mode with arguments (files,
 ``--stream``, ``helm``, ``plugin``, the installers: :mod:`krmfn.cli.modes`) and ``gc``
-(:mod:`krmfn.gc.command`) is imported when asked for.
+(:mod:`krmfn.cli.gc`) is imported when asked for.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The modes with arguments: FILE|DIR, ``--stream``, ``helm``, ``plugin``, the plugin
 installers, and a ResourceList with flags. Their options come from flags (and, for Helm, from
-``KRMFN_*`` variables), turned into a functionConfig by :mod:`krmfn.options`.
+``KRMFN_*`` variables), turned into a functionConfig by :mod:`krmfn.cli.options`.
 """
 
 from __future__ import annotations

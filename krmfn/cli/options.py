@@ -2,7 +2,7 @@
 modes that have no ``functionConfig`` (files, streams, Helm, kustomize exec plugins).
 
 Why one path for all of them: each source becomes the same ``functionConfig`` fields, in the
-ConfigMap-form strings that :func:`krmfn.config.parse_fields` reads, so a flag and the field
+ConfigMap-form strings that :func:`krmfn.core.config.parse_fields` reads, so a flag and the field
 of the same name can never mean different things.
 """
 

@@ -1,7 +1,7 @@
 """Plain multi-document YAML streams (Helm, kustomize exec plugins, files) through the function.
 
 Why a wrapper and not a second engine: every plain-stream mode puts its documents into one
-ResourceList, runs :func:`krmfn.function.run_resource_list` on it, and takes the items back
+ResourceList, runs :func:`krmfn.core.function.run_resource_list` on it, and takes the items back
 out, so these modes behave exactly as the KRM function does.
 
 Why split by lines and not by parsing: the core returns an untouched item byte for byte, so a

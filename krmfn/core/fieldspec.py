@@ -34,7 +34,8 @@ class Has:
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """In objects of ``kind`` (``group``/``version``; None: any), ``path`` holds a ConfigMap name.
+    """In objects of ``kind`` (``group``/``version``; None: any), ``path`` holds the name of an
+    object of the renamed kind ``refers_to`` (a ConfigMap).
 
     The optional attributes are declarative, so a condition is data rather than code:
 
@@ -54,6 +55,7 @@ class FieldSpec:
     namespace_from: str | None = None
     qualified: bool = False
     maps: bool = False
+    refers_to: str = "ConfigMap"  # the renamed kind the path names (core.kinds)
 
     @property
     def path_text(self) -> str:

@@ -5,7 +5,7 @@ and Python runs it on one core. Forking shares the input with the child for free
 sends back only what planning needs (names, references, hashes, text edits), not text.
 Writing is only splicing text by then, cheaper than a second fork would be.
 
-The result is the same as :func:`rewrite.scan` over all items: halves are merged in item
+The result is the same as :func:`krmfn.core.rewrite.scan` over all items: halves are merged in item
 order, and the first error in item order wins. Small inputs, one-core machines and any
 failure of the child itself fall back to this process alone.
 """
@@ -37,7 +37,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Packed:
     """A half's Scanned without item texts or trees: the parent has the texts already."""
 
@@ -53,7 +53,7 @@ def _pack(s: Scanned) -> _Packed:
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
         [r.index for r in s.renamed],
         [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
-        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced) for r in refs]  # tuples pickle fast
+        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind) for r in refs]  # tuples pickle fast
          for i, refs in s.references.items()},
         s.results)
 
@@ -128,15 +128,15 @@ def _worth_it(size: int, n: int) -> bool:
     return size >= MIN_PARALLEL_BYTES and n >= 2 and _cores() >= 2
 
 
-def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: int) -> Scanned:
-    """:func:`rewrite.scan` over every item, on two processes when the input is large."""
+def scan_items(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], size: int) -> Scanned:
+    """:func:`krmfn.core.rewrite.scan` over every item, on two processes when the input is large."""
     n = len(rl.sources)
     if not _worth_it(size, n):
-        return scan(rl, config, table)
+        return scan(rl, config, tables)
     mid = _middle([len(source) for source in rl.sources])
-    first, second, err = _halves(n, mid, lambda a, b: scan(rl, config, table, a, b) if a == 0
-                                 else _pack(scan(rl, config, table, a, b)))
+    first, second, err = _halves(n, mid, lambda a, b: scan(rl, config, tables, a, b) if a == 0
+                                 else _pack(scan(rl, config, tables, a, b)))
     if err is not None:
         raise err
-    rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, table, mid, n)
+    rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, tables, mid, n)
     return _merge(cast(Scanned, first), rest)

@@ -57,7 +57,7 @@ def same_namespace(a: str, b: str) -> bool:
     return (a or "default") == (b or "default")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Hashed:
     """One opted-in object of a renamed kind (a ConfigMap) and what the run does to it."""
 
@@ -68,9 +68,9 @@ class Hashed:
     edits: list[Edit] | None = None  # the rename in its own text (made while its tree was read); None: re-emit
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Reference:
-    """A scalar in a referrer that names a ConfigMap; ``offset``: where its text starts."""
+    """A scalar in a referrer that names an object of a renamed kind; ``offset``: where its text starts."""
 
     node: int
     name: str
@@ -78,9 +78,10 @@ class Reference:
     namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
     prefix: str = ""  # text before the name in the same scalar (``namespace/``)
     unplaced: bool = False  # shaped like a reference in a kind the table does not know: warn only
+    kind: str = "ConfigMap"  # the renamed kind it names
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Scanned:
     """What the plan needs from the items, read one item at a time."""
 
@@ -91,7 +92,7 @@ class Scanned:
     results: list[Result] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Plan:
     hashed: dict[int, Hashed]  # by item index
     rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
@@ -214,9 +215,10 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     out.hashed.append(h)
 
 
-def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0, stop: int | None = None) -> Scanned:
+def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], start: int = 0,
+         stop: int | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
-    tree is dropped after."""
+    tree is dropped after. ``tables``: the reference table of each renamed kind."""
     out = Scanned()
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
@@ -226,74 +228,79 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         kind = renamed_kind(res.api_version, res.kind)
         if kind is not None:
             _scan_renamed(res, kind, config, retention, out)
-        walk = table.walk_for(res.api_version, res.kind)
-        if walk:
+        refs: list[Reference] = []
+        known = False  # whether any table knows the kind (else reference-shaped fields are looked for)
+        for target, table in tables.items():
+            walk = table.walk_for(res.api_version, res.kind)
+            if not walk:
+                continue
+            known = True
             doc = res.tree
-            refs = []
             attrs: dict[int, FieldSpec] = {}  # filled only by specs with conditions or namespaces
+            found = []
             for node in find(doc, res.node, walk, attrs):
                 name = doc.string(node)
                 if name is not None:
-                    refs.append(Reference(node, name, doc.offset(node)))
+                    found.append(Reference(node, name, doc.offset(node), kind=target))
             if attrs:  # rare: the name part of ``namespace/name``, a namespace named beside it
-                for ref in refs:
+                for ref in found:
                     spec = attrs.get(ref.node)
                     if spec is not None:
                         ref.name, ref.namespace, ref.prefix = spec.target(doc, ref.node, ref.name)
-            if refs:
-                out.references[index] = refs
+            refs += found
             if res.kind in table.notice_kinds:
                 out.results += [Result(message, "info", res.ref, path)
                                 for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
-        elif res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: the cheap pre-check
+        if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
             doc = res.tree
             refs = [Reference(node, doc.string(node) or "", None, unplaced=True)
                     for node in unplaced.candidates(doc, res.node, res.metadata)]
-            if refs:
-                out.references[index] = refs
+        if refs:
+            out.references[index] = refs
         res.drop()
     return out
 
 
 # --- pass 2: plan ---------------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Index:
-    """ConfigMaps in the input by the names a reference may use for them."""
+    """Objects of the renamed kinds in the input, by the names a reference may use for them."""
 
-    by_name: dict[str, list[Resource]]
-    by_original: dict[str, list[Hashed]]
+    by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name)
+    by_original: dict[tuple[str, str], list[Hashed]]  # by (kind, original name)
     hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
     # Answers by (name, the namespace to look in: None for any): a workload names the same
     # ConfigMap several times, and several workloads name each ConfigMap.
-    _memo: dict[tuple[str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
+    _memo: dict[tuple[str, str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
 
-    def candidates(self, name: str, referrer: Resource,
+    def candidates(self, kind: str, name: str, referrer: Resource,
                    namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
-        """``namespace``: the one the reference names itself, else the referrer's rules apply."""
+        """Objects of ``kind`` a reference to ``name`` may mean. ``namespace``: the one the
+        reference names itself, else the referrer's rules apply."""
         if namespace is None and referrer.kind not in CLUSTER_SCOPED:
             namespace = referrer.namespace
-        key = (name, None if namespace is None else namespace or "default")
+        key = (kind, name, None if namespace is None else namespace or "default")
         found = self._memo.get(key)
         if found is None:
-            found = self._memo[key] = self._candidates(name, key[1])
+            found = self._memo[key] = self._candidates(kind, name, key[2])
         return found
 
-    def _candidates(self, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
+    def _candidates(self, kind: str, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
         def ok(r: Resource) -> bool:
             return namespace is None or same_namespace(r.namespace, namespace)
 
-        exact = [r for r in self.by_name.get(name, ()) if ok(r)]
+        exact = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
         if exact:
             return [(r, self.hashed_of.get(r.index)) for r in exact]
-        family = [h for h in self.by_original.get(name, ()) if ok(h.res)]
+        family = [h for h in self.by_original.get((kind, name), ()) if ok(h.res)]
         if not family:
             m = self.stale.match(name)
             if m:
-                family = [h for h in self.by_original.get(m.group(1), ()) if ok(h.res)]
+                family = [h for h in self.by_original.get((kind, m.group(1)), ()) if ok(h.res)]
         return [(h.res, h) for h in family]
 
 
@@ -321,12 +328,12 @@ def _optional(res: Resource, node: int) -> bool:
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
     _check_duplicates(scanned.renamed, item_name)
     results = list(scanned.results)
-    by_name: dict[str, list[Resource]] = {}
+    by_name: dict[tuple[str, str], list[Resource]] = {}
     for res in scanned.renamed:
-        by_name.setdefault(res.name, []).append(res)
-    by_original: dict[str, list[Hashed]] = {}
+        by_name.setdefault((res.kind, res.name), []).append(res)
+    by_original: dict[tuple[str, str], list[Hashed]] = {}
     for h in scanned.hashed:
-        by_original.setdefault(h.original, []).append(h)
+        by_original.setdefault((h.res.kind, h.original), []).append(h)
     hashed = {h.res.index: h for h in scanned.hashed}
     index = _Index(by_name, by_original, hashed, re.compile(rf"^(.+)-{hashing.suffix_pattern(config.algorithm)}$"))
 
@@ -337,22 +344,23 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
         for ref in refs:
             if ref.unplaced:
-                target = next((h for _, h in index.candidates(ref.name, res) if h is not None), None)
+                target = next((h for _, h in index.candidates(ref.kind, ref.name, res) if h is not None), None)
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
                     results.append(warning(res, ref.node, ref.name, target.new_name))
                 continue
-            candidates = index.candidates(ref.name, res, ref.namespace)
+            candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
                 optional = " (optional)" if _optional(res, ref.node) else ""
-                results.append(Result(f"references ConfigMap {ref.name}{optional}, which is not in the input; "
+                results.append(Result(f"references {ref.kind} {ref.name}{optional}, which is not in the input; "
                                       "left unchanged", "info", res.ref, _where(res, ref.node)))
                 continue
             if len(candidates) > 1:
                 both = " and ".join(str(c.ref) for c, _ in candidates)
-                raise ReferenceProblem(f"the reference to ConfigMap {ref.name!r} is ambiguous: it could mean {both}; "
-                            "give the ConfigMaps distinct names or namespaces", res.ref, _where(res, ref.node))
+                raise ReferenceProblem(f"the reference to {ref.kind} {ref.name!r} is ambiguous: it could mean {both}; "
+                                       f"give the {ref.kind}s distinct names or namespaces", res.ref,
+                                       _where(res, ref.node))
             target = candidates[0][1]
             if target is None:
                 continue
@@ -476,8 +484,9 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
     return out
 
 
-def reference_table(config: Config) -> ReferenceTable:
-    return ReferenceTable.builtin(config.field_specs)
+def reference_tables(config: Config) -> dict[str, ReferenceTable]:
+    """The reference table of each renamed kind: the built-in rows and the user's field specs."""
+    return ReferenceTable.by_renamed_kind(config.field_specs)
 
 
 def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Result]]:
@@ -485,7 +494,7 @@ def transform(rl: ResourceList, config: Config) -> tuple[list[bytes], list[Resul
 
     (function.py runs the same three passes with the reading and writing on two cores.)
     """
-    scanned = scan(rl, config, reference_table(config))
+    scanned = scan(rl, config, reference_tables(config))
     p = plan(scanned, config, rl.item_name)
     return write(scanned, p, config, rl.layout.indent), p.results
 

@@ -21,6 +21,10 @@ CONTAINER_FIELDS = ("env/valueFrom/configMapKeyRef/name", "envFrom/configMapRef/
 VOLUME_FIELDS = ("configMap/name", "projected/sources/configMap/name")
 # Inside a pod spec, beside the containers.
 POD_FIELDS = tuple(f"volumes/{f}" for f in VOLUME_FIELDS)
+# For each renamed kind, where a container and a volume name one: a shape's rows for every kind.
+SHAPE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "ConfigMap": (CONTAINER_FIELDS, VOLUME_FIELDS),
+}
 
 
 # Table rows are frozen but skip the generated __repr__ and __eq__ they never use: with no
@@ -33,10 +37,11 @@ class Shape:
     containers: tuple[str, ...]  # paths to container lists (or to single containers)
     volumes: tuple[str, ...] = ("volumes",)  # paths to volume lists
 
-    def paths(self, prefix: str) -> list[str]:
+    def paths(self, prefix: str, refers_to: str = "ConfigMap") -> list[str]:
         at = f"{prefix}/" if prefix else ""
-        return ([f"{at}{c}/{f}" for c in self.containers for f in CONTAINER_FIELDS]
-                + [f"{at}{v}/{f}" for v in self.volumes for f in VOLUME_FIELDS])
+        container_fields, volume_fields = SHAPE_FIELDS[refers_to]
+        return ([f"{at}{c}/{f}" for c in self.containers for f in container_fields]
+                + [f"{at}{v}/{f}" for v in self.volumes for f in volume_fields])
 
 
 POD_SPEC = Shape("pod spec", CONTAINER_LISTS)
@@ -78,13 +83,15 @@ class Entry:
     when: tuple[Has, ...] = ()
     namespace_from: str | None = None
     qualified: bool = False
+    refers_to: str = "ConfigMap"  # a field row's renamed kind; a shape names every kind of SHAPE_FIELDS
 
     def specs(self) -> list[FieldSpec]:
         if self.shape is not None:
-            return [FieldSpec(self.kind, split_path(p), self.group) for p in self.shape.paths(self.at)]
+            return [FieldSpec(self.kind, split_path(p), self.group, refers_to=target)
+                    for target in SHAPE_FIELDS for p in self.shape.paths(self.at, target)]
         assert self.path is not None
         return [FieldSpec(self.kind, split_path(self.path), self.group, None, self.when,
-                          self.namespace_from, self.qualified)]
+                          self.namespace_from, self.qualified, refers_to=self.refers_to)]
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -137,9 +144,9 @@ NOTICES: tuple[Notice, ...] = (
 )
 
 
-def pod_spec_paths(prefix: str) -> list[str]:
-    """Every path, below a pod spec at ``prefix``, that names a ConfigMap."""
-    return POD_SPEC.paths(prefix)
+def pod_spec_paths(prefix: str, refers_to: str = "ConfigMap") -> list[str]:
+    """Every path, below a pod spec at ``prefix``, that names an object of that renamed kind."""
+    return POD_SPEC.paths(prefix, refers_to)
 
 
 def builtin_specs() -> tuple[FieldSpec, ...]:

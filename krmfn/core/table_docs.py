@@ -1,7 +1,7 @@
 """The README's table of every kind and path covered, rendered from the reference table's data.
 
-Why generated: the README and :data:`references.BUILTIN` cannot drift apart; a test compares
-them. Print it with ``python -m krmfn.references``.
+Why generated: the README and :data:`krmfn.core.table.BUILTIN` cannot drift apart; a test compares
+them. Print it with ``python -m krmfn.core.table_docs``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """User field specs, in kustomize's ``nameReference`` syntax, so existing configurations work.
 
 Why a module of its own: only runs whose function config has ``fieldSpecs`` read it (see
-:func:`references.parse_field_specs`). The grammar is kustomize's: ``/``-separated keys, ``\\/``
+:func:`krmfn.core.config.parse_fields`, field ``fieldSpecs``). The grammar is kustomize's: ``/``-separated keys, ``\\/``
 for a slash inside a key, an optional ``[]`` after a list's key, ``group``/``version``/``kind``
 selecting the referrer (empty: any), and ``create`` (meaningless for references) accepted.
 Two krmfn keys make the table's conditions available to users: ``when`` (keys beside the

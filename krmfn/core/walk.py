@@ -92,6 +92,15 @@ class ReferenceTable:
         """The whole built-in table (with its notices), plus user field specs."""
         return cls.of(table_specs() + tuple(extra), NOTICES)
 
+    @classmethod
+    def by_renamed_kind(cls, extra: Iterable[FieldSpec] = ()) -> dict[str, ReferenceTable]:
+        """One table per renamed kind (the built-in rows plus user field specs), each walked
+        for every referrer; the first carries the notices, said once per object."""
+        grouped: dict[str, list[FieldSpec]] = {}
+        for spec in table_specs() + tuple(extra):
+            grouped.setdefault(spec.refers_to, []).append(spec)
+        return {kind: cls.of(specs, NOTICES if i == 0 else ()) for i, (kind, specs) in enumerate(grouped.items())}
+
     def specs_for(self, api_version: str, kind: str) -> list[FieldSpec]:
         group, _, version = api_version.rpartition("/")
         return [s for s in self.by_kind.get(kind, ()) if s.selects(group, version, kind)]

@@ -27,7 +27,7 @@ _LEADING_TAB = re.compile(rb" *\t")
 _FIRST_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Block:
     """One top-level key of the envelope and its text (key line included)."""
 
@@ -35,7 +35,7 @@ class Block:
     text: bytes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Split:
     prefix: bytes  # blank lines and comments before the first key
     blocks: list[Block]  # in order; the items block holds only its key line

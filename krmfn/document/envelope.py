@@ -19,7 +19,7 @@ from krmfn.results import InputError, Result
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ResourceList:
     """The envelope (its own small tree) and the items' texts, read one at a time."""
 

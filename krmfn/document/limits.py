@@ -60,7 +60,7 @@ class Limits:
         return self.max_nodes if self.max_nodes is not None else self.max_input_bytes // BYTES_PER_NODE
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Prescan:
     """What :func:`check_input` could not clear from the bytes alone."""
 

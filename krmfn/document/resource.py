@@ -13,7 +13,7 @@ from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError, ResourceRef
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class Resource:
     """One item: its identity, and while it is being read or edited, its own parsed tree.
 

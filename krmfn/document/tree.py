@@ -125,7 +125,7 @@ def _text(raw: memoryview | None) -> str:
         return loose.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Doc:
     """One parsed YAML stream and the edits made to it."""
 

@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from krmfn.core.kinds import RENAMED
 from krmfn.core.retention import FAMILY
 from krmfn.gc import planner as gc
 from krmfn.results import GcError
@@ -71,10 +72,13 @@ class Kubectl:
         return gc.parse_list(out, f"the output of `kubectl get {resource}`")
 
     def delete(self, row: gc.Row) -> Outcome:
-        """Delete one ConfigMap, on condition that its uid and resourceVersion are unchanged."""
+        """Delete one object, on condition that its uid and resourceVersion are unchanged."""
         if not row.uid or not row.resource_version:
             return Outcome(row, "failed", "no uid or resourceVersion was read, so the delete cannot be conditional")
-        path = f"/api/v1/namespaces/{quote(row.namespace, safe='')}/configmaps/{quote(row.name, safe='')}"
+        group_version = f"/api/{row.kind.api_version}" if "/" not in row.kind.api_version \
+            else f"/apis/{row.kind.api_version}"
+        path = (f"{group_version}/namespaces/{quote(row.namespace, safe='')}/{row.kind.plural}/"
+                f"{quote(row.name, safe='')}")
         body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
                            "preconditions": {"uid": row.uid, "resourceVersion": row.resource_version}})
         code, _, err = self._run(["delete", "--raw", path, "-f", "-"], stdin=body.encode())
@@ -94,11 +98,13 @@ def _first_line(text: str) -> str:
 
 def read_cluster(kubectl: Kubectl, scope: list[str], table_resources: list[str],
                  notes: list[str]) -> list[dict]:
-    """ConfigMaps first: a ConfigMap created after this read is not seen, so never deleted."""
-    configmaps = kubectl.get("configmaps", scope, FAMILY)
-    if configmaps is None:
-        raise GcError("the cluster has no configmaps resource type.")
-    objects = list(configmaps)
+    """The renamed kinds first: an object created after this read is not seen, so never deleted."""
+    objects: list[dict] = []
+    for kind in RENAMED:
+        managed = kubectl.get(kind.plural, scope, FAMILY)
+        if managed is None:
+            raise GcError(f"the cluster has no {kind.plural} resource type.")
+        objects.extend(managed)
     unserved = []
     for resource in table_resources:
         items = kubectl.get(resource, scope)

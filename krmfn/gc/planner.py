@@ -2,7 +2,7 @@
 
 Pure: parsed live state (plain dicts, as ``json.loads`` gives them) and a ``now`` in, one
 verdict row per krmfn-managed ConfigMap out. No I/O here, so every rule is testable with a
-fixed clock; :mod:`krmfn.gc_cli` reads the cluster and deletes.
+fixed clock; :mod:`krmfn.cli.gc` and :mod:`krmfn.gc.kubectl` read the cluster and delete.
 
 A ConfigMap is kept when any of these holds, and deleted otherwise:
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from krmfn.core.fieldspec import FieldSpec, split_path
-from krmfn.core.kinds import renamed_kind
+from krmfn.core.kinds import RenamedKind, renamed_kind
 from krmfn.core.retention import FAMILY
 from krmfn.core.table import pod_spec_paths, table_specs
 from krmfn.core.walk import ReferenceTable
@@ -70,8 +70,9 @@ class Referrer:
 
 @dataclass(frozen=True)
 class Managed:
-    """A krmfn ConfigMap as read from live state."""
+    """An object of a renamed kind (a ConfigMap) that krmfn labelled, as read from live state."""
 
+    kind: RenamedKind
     namespace: str
     family: str
     name: str
@@ -302,13 +303,15 @@ def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
 
 
 def _managed(obj: dict) -> Managed:
+    kind = renamed_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    assert kind is not None  # _is_managed said so
     meta = obj["metadata"]
     namespace = meta.get("namespace") or "default"
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        raise GcError(f"a ConfigMap in namespace {namespace} has no name.")
-    created = parse_time(meta.get("creationTimestamp"), f"ConfigMap {namespace}/{name}")
-    return Managed(namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
+        raise GcError(f"a {kind.kind} in namespace {namespace} has no name.")
+    created = parse_time(meta.get("creationTimestamp"), f"{kind.kind} {namespace}/{name}")
+    return Managed(kind, namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
                     str(meta.get("resourceVersion") or ""), created)
 
 

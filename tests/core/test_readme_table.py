@@ -25,7 +25,7 @@ def test_readme_table_is_the_generated_one():
         "between the reference-table markers")
 
 
-def test_python_m_krmfn_references_prints_it():
+def test_python_m_krmfn_core_table_docs_prints_it():
     out = subprocess.run([sys.executable, "-m", "krmfn.core.table_docs"], capture_output=True, text=True, check=True,
                          cwd=README.parent)
     assert out.stdout == markdown_table() and out.stderr == ""
