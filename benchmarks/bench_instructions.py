@@ -28,7 +28,7 @@ KRMFN = ("import sys; from krmfn.core import function, parallel; from krmfn.docu
          "parallel.MIN_PARALLEL_BYTES = 1 << 62; "
          "out = function.run_resource_list(open(sys.argv[1], 'rb').read(), limits.Limits(1 << 30)); "
          "sys.stdout.buffer.write(out.stdout)")
-IMPORTS = "import krmfn.cli, krmfn.core.function, krmfn.core.rewrite"
+IMPORTS = "import krmfn.cli, krmfn.core.function, krmfn.core.write"
 
 
 def instructions(code: str, path: Path) -> int:

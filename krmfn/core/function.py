@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from krmfn.core.config import read_config
 from krmfn.core.parallel import scan_items
-from krmfn.core.rewrite import plan, reference_tables, write
+from krmfn.core.plan import plan
+from krmfn.core.walk import ReferenceTable
+from krmfn.core.write import write
 from krmfn.document.encoding import as_lf_utf8
 from krmfn.document.envelope import read_resource_list, render
 from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
@@ -60,7 +62,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
     try:
         check_parsed(rl, prescan, limits)
         config = read_config(rl.envelope, rl.function_config)
-        scanned = scan_items(rl, config, reference_tables(config), len(data))
+        scanned = scan_items(rl, config, ReferenceTable.by_renamed_kind(config.field_specs), len(data))
         p = plan(scanned, config, rl.item_name)
         items, results = write(scanned, p, config, rl.layout.indent), p.results
     except KrmfnError as exc:

@@ -5,7 +5,7 @@ and Python runs it on one core. Forking shares the input with the child for free
 sends back only what planning needs (names, references, hashes, text edits), not text.
 Writing is only splicing text by then, cheaper than a second fork would be.
 
-The result is the same as :func:`krmfn.core.rewrite.scan` over all items: halves are merged in item
+The result is the same as :func:`krmfn.core.scan.scan` over all items: halves are merged in item
 order, and the first error in item order wins. Small inputs, one-core machines and any
 failure of the child itself fall back to this process alone.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from krmfn.core.config import Config
-from krmfn.core.rewrite import Hashed, Reference, Scanned, scan
+from krmfn.core.scan import Hashed, Reference, Scanned, scan
 from krmfn.core.walk import ReferenceTable
 from krmfn.document.envelope import ResourceList
 from krmfn.document.resource import Resource
@@ -129,7 +129,7 @@ def _worth_it(size: int, n: int) -> bool:
 
 
 def scan_items(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], size: int) -> Scanned:
-    """:func:`krmfn.core.rewrite.scan` over every item, on two processes when the input is large."""
+    """:func:`krmfn.core.scan.scan` over every item, on two processes when the input is large."""
     n = len(rl.sources)
     if not _worth_it(size, n):
         return scan(rl, config, tables)

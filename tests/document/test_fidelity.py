@@ -6,7 +6,7 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core import rewrite
+from krmfn.core import scan
 from krmfn.document.tree import Doc
 
 try:
@@ -280,7 +280,7 @@ def test_a_hashed_configmap_means_what_a_re_emitted_one_means(case, monkeypatch)
     edited = run(text)
     assert exit_code(edited) == 0, edited.results
     assert run(edited.text).text == edited.text  # a re-run changes nothing
-    monkeypatch.setattr(rewrite, "_renamed_edits", lambda *args: None)
+    monkeypatch.setattr(scan, "renamed_edits", lambda *args: None)
     emitted = run(text)
     for loader in (yaml.safe_load, _ruamel_load):
         assert loader(edited.text) == loader(emitted.text)

@@ -1,0 +1,68 @@
+"""What an opted-in object becomes: its hashed name, ``immutable: true``, the original-name
+annotation, the family label and the retention annotations.
+
+Two ways to write it, with one meaning: as edits of the object's own text (so that its comments
+and style stay), or, where its text is not plain block YAML, set in its tree for re-emitting.
+"""
+
+from __future__ import annotations
+
+from krmfn.core.retention import FAMILY, ORIGINAL_NAME, family_label, merge_annotation
+from krmfn.document.resource import Resource
+from krmfn.document.textedit import Edit, key_column, map_edits
+
+
+def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The annotations and labels a hashed ConfigMap must carry."""
+    existing = res.annotations
+    annotations = {ORIGINAL_NAME: original}
+    annotations.update((key, merge_annotation(key, existing.get(key), wanted)) for key, wanted in retention.items())
+    return annotations, {FAMILY: family_label(original)}
+
+
+def rename_in_tree(res: Resource, original: str, new_name: str, retention: dict[str, str]) -> None:
+    """The rename in the ConfigMap's tree, for re-emitting it."""
+    doc = res.tree
+    name_node = doc.get(res.metadata, "name")
+    if res.name != new_name and name_node is not None:  # read_resource found it
+        doc.set_str(name_node, new_name)
+    doc.set(res.node, "immutable", "true", literal=True)
+    annotations, labels = owned(res, original, retention)
+    for key, wanted in (("annotations", annotations), ("labels", labels)):
+        node = doc.ensure_map(res.metadata, key)
+        for name, value in wanted.items():
+            doc.set(node, name, value)
+
+
+def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[str, str]) -> list[Edit] | None:
+    """The rename as edits of the ConfigMap's own text, so that its comments and style stay;
+    None where its text is not plain block YAML (the tree is re-emitted instead)."""
+    doc, source = res.tree, res.source
+    metadata_key = doc.get_b(res.node, b"metadata")
+    name = doc.get_b(res.metadata, b"name")
+    if doc.may_alias or not source.endswith(b"\n") or metadata_key is None or name is None:
+        return None
+    if not (doc.is_block(res.node) and doc.is_block(res.metadata)):
+        return None
+    root_at, name_at = doc.key_offset(metadata_key), doc.key_offset(name)
+    root = key_column(source, root_at) if root_at is not None else None
+    column = key_column(source, name_at) if name_at is not None else None
+    if root is None or column is None or column <= root:
+        return None
+    edits: list[Edit] = []
+    if res.name != new_name:
+        edits.append((doc.offset(name), res.name, new_name))
+    annotations, labels = owned(res, original, retention)
+    for key, wanted in (("annotations", annotations), ("labels", labels)):
+        more = map_edits(doc, source, res.metadata, key, wanted, column, column - root)
+        if more is None:
+            return None
+        edits += more
+    immutable = doc.get_b(res.node, b"immutable")
+    if immutable is None:  # last: at the item's end, after any lines added to a map that ends there too
+        edits.append((len(source), "", f"{' ' * root}immutable: true\n"))
+    elif not (doc.is_plain(immutable) and doc.str(immutable) == "true"):
+        if not doc.is_plain(immutable):
+            return None
+        edits.append((doc.offset(immutable), doc.str(immutable) or "", "true"))
+    return edits
