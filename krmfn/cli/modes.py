@@ -52,8 +52,9 @@ modes:
                                  krmfn-post-renderer, which Helm 3 can run directly).
   krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
 
-environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_ALGORITHM,
-  KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
+environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
+  KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_FIELD_SPECS, KRMFN_CONFIG,
+  KRMFN_MAX_INPUT_SIZE.
 
 exit status: 0 success; 1 the function reported an error (nothing is written); 2 bad arguments.
 """
@@ -80,6 +81,11 @@ def _add_options(p: argparse.ArgumentParser) -> None:
                    help="also hash these ConfigMaps (by original name); repeatable")
     g.add_argument("--selector", "-l", metavar="SELECTOR",
                    help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
+    g.add_argument("--kinds", type=_csv, action="extend", metavar="KIND[,KIND...]",
+                   help="the kinds --select, --names and --selector reach: ConfigMap (default), Secret; repeatable")
+    g.add_argument("--honor", type=_csv, action="extend", metavar="TOOL[,TOOL...]",
+                   help="also opt in what these tools' workload annotations name: reloader (Stakater Reloader), "
+                        "autoreload (the Kyverno autoreload policy); repeatable")
     g.add_argument("--algorithm", choices=ALGORITHMS,
                    help="kustomize (default): 10 characters, identical to configMapGenerator; sha256: 16 hex digits")
     g.add_argument("--retention", type=_csv, action="extend", metavar="TARGET[,TARGET...]",
@@ -145,8 +151,8 @@ def main(argv: list[str]) -> int:
         return _usage("--in-place writes files back: it needs FILE|DIR arguments")
     if args.paths or args.stream:
         return guarded(lambda: _files(args) if args.paths else _stream(args), args.debug)
-    given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "algorithm", "retention",
-                                                  "suffix_jobs", "field_specs", "config")
+    given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "kinds", "honor", "algorithm",
+                                                  "retention", "suffix_jobs", "field_specs", "config")
              if getattr(args, k) is not None]
     if given:
         return _usage(f"{given[0]} applies to FILE|DIR, --stream, helm and plugin modes; a ResourceList "
@@ -179,7 +185,8 @@ def _function_config(args: argparse.Namespace, config_path: str | None = None) -
     specs = None
     if args.field_specs:
         specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
-    flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs)
+    flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs,
+                  args.kinds, args.honor)
     fields.update(flags.fields())
     if not fields and not path:
         return None
@@ -257,7 +264,7 @@ def _helm(argv: list[str]) -> int:
         for key in ("select", "selector", "algorithm", "field_specs", "config"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, env[key])
-        for key in ("names", "retention"):
+        for key in ("names", "retention", "kinds", "honor"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, _csv(env[key]))
         if args.suffix_jobs is None and "suffix_jobs" in env:

@@ -24,6 +24,8 @@ ENVIRONMENT = {
     "KRMFN_SELECT": "select",
     "KRMFN_NAMES": "names",
     "KRMFN_SELECTOR": "selector",
+    "KRMFN_KINDS": "kinds",
+    "KRMFN_HONOR": "honor",
     "KRMFN_ALGORITHM": "algorithm",
     "KRMFN_RETENTION": "retention",
     "KRMFN_SUFFIX_JOBS": "suffix_jobs",
@@ -52,6 +54,8 @@ class Flags:
     retention: list[str] | None = None
     suffix_jobs: bool | None = None
     field_specs: object = None  # the --field-specs file's data, read as the fieldSpecs field
+    kinds: list[str] | None = None
+    honor: list[str] | None = None
 
     def fields(self) -> dict[str, object]:
         """The functionConfig fields these flags set, in ConfigMap-form strings."""
@@ -62,6 +66,9 @@ class Flags:
             out["names"] = ",".join(self.names)
         if self.selector is not None:
             out["selector"] = self.selector
+        for key, values in (("kinds", self.kinds), ("honor", self.honor)):
+            if values is not None:
+                out[key] = ",".join(values)
         if self.algorithm is not None:
             out["algorithm"] = self.algorithm
         if self.retention is not None:

@@ -8,6 +8,8 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     select: annotated            # or: all
     names: [app-config]          # also hash these ConfigMaps
     selector: {matchLabels: {hash: "yes"}}
+    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap)
+    honor: [reloader, autoreload]  # the opt-in marks of Reloader and the Kyverno policy
     algorithm: kustomize         # or: sha256
     retention: [flux, argocd]
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.hashing import ALGORITHMS
+from krmfn.core.kinds import BY_KIND, DEFAULT_KINDS
 from krmfn.core.retention import RETENTION
 from krmfn.core.selector import LabelSelector, parse_selector
 from krmfn.document.data import load_documents, to_data
@@ -33,6 +36,8 @@ from krmfn.results import ConfigError, ResourceRef, Where
 API_VERSION = "fn.krmfn.dev/v1alpha1"
 KIND = "ContentHash"
 SELECT_MODES = ("annotated", "all")
+# The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
+HONORED = ("reloader", "autoreload")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,10 @@ class Config:
     select: str = "annotated"
     names: frozenset[str] = frozenset()
     selector: LabelSelector = field(default_factory=LabelSelector)
+    # The renamed kinds that select, names, selector and a workload's marks reach; an object's
+    # own annotation opts it in whatever its kind.
+    kinds: frozenset[str] = frozenset(DEFAULT_KINDS)
+    honor: frozenset[str] = frozenset()
     algorithm: str = "kustomize"
     retention: tuple[str, ...] = ()
     field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.user_specs
@@ -68,6 +77,21 @@ def _one_of(value: object, choices: tuple[str, ...], at: Where) -> str:
     return str(value)
 
 
+def _subset(value: object, choices: tuple[str, ...], what: str, at: Where) -> frozenset[str]:
+    items = _as_list(value, at)
+    for item in items:
+        if item not in choices:
+            raise at.error(f"has unknown {what} {item!r}; known: {', '.join(choices)}")
+    return frozenset(items)
+
+
+def _kinds(value: object, at: Where) -> frozenset[str]:
+    kinds = _subset(value, tuple(BY_KIND), "kind", at)
+    if not kinds:
+        raise at.error(f"names no kind; use one or more of {', '.join(BY_KIND)}")
+    return kinds
+
+
 def _retention(value: object, at: Where) -> tuple[str, ...]:
     targets = _as_list(value, at)
     for target in targets:
@@ -88,6 +112,8 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "select": ("select", lambda v, at: _one_of(v, SELECT_MODES, at)),
     "names": ("names", lambda v, at: frozenset(_as_list(v, at))),
     "selector": ("selector", parse_selector),
+    "kinds": ("kinds", _kinds),
+    "honor": ("honor", lambda v, at: _subset(v, HONORED, "mark", at)),
     "algorithm": ("algorithm", lambda v, at: _one_of(v, ALGORITHMS, at)),
     "retention": ("retention", _retention),
     "fieldSpecs": ("field_specs", _field_specs),

@@ -62,7 +62,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
     try:
         check_parsed(rl, prescan, limits)
         config = read_config(rl.envelope, rl.function_config)
-        scanned = scan_items(rl, config, ReferenceTable.by_renamed_kind(config.field_specs), len(data))
+        scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), len(data))
         p = plan(scanned, config, rl.item_name)
         items, results = write(scanned, p, config, rl.layout.indent), p.results
     except KrmfnError as exc:

@@ -128,15 +128,15 @@ def _worth_it(size: int, n: int) -> bool:
     return size >= MIN_PARALLEL_BYTES and n >= 2 and _cores() >= 2
 
 
-def scan_items(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], size: int) -> Scanned:
+def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: int) -> Scanned:
     """:func:`krmfn.core.scan.scan` over every item, on two processes when the input is large."""
     n = len(rl.sources)
     if not _worth_it(size, n):
-        return scan(rl, config, tables)
+        return scan(rl, config, table)
     mid = _middle([len(source) for source in rl.sources])
-    first, second, err = _halves(n, mid, lambda a, b: scan(rl, config, tables, a, b) if a == 0
-                                 else _pack(scan(rl, config, tables, a, b)))
+    first, second, err = _halves(n, mid, lambda a, b: scan(rl, config, table, a, b) if a == 0
+                                 else _pack(scan(rl, config, table, a, b)))
     if err is not None:
         raise err
-    rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, tables, mid, n)
+    rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, table, mid, n)
     return _merge(cast(Scanned, first), rest)

@@ -7,13 +7,12 @@ suffix), ambiguity and ``suffixJobs`` are settled here, and every problem raises
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from krmfn.core import hashing
 from krmfn.core.config import Config
+from krmfn.core.lookup import Index
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -21,60 +20,12 @@ from krmfn.results import ReferenceProblem, ResourceRef, Result
 if TYPE_CHECKING:
     from krmfn.core.jobs import Rename
 
-# Kinds without a namespace: their references may name a ConfigMap in any namespace.
-CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "Namespace"})
-
-
-def same_namespace(a: str, b: str) -> bool:
-    """kustomize's rule: an empty namespace and ``default`` are the same."""
-    return (a or "default") == (b or "default")
-
-
 @dataclass(repr=False, eq=False)
 class Plan:
     hashed: dict[int, Hashed]  # by item index
     rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
     results: list[Result]
     renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
-
-
-@dataclass(repr=False, eq=False)
-class _Index:
-    """Objects of the renamed kinds in the input, by the names a reference may use for them."""
-
-    by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name)
-    by_original: dict[tuple[str, str], list[Hashed]]  # by (kind, original name)
-    hashed_of: dict[int, Hashed]  # by item index
-    stale: re.Pattern[str]
-    # Answers by (name, the namespace to look in: None for any): a workload names the same
-    # ConfigMap several times, and several workloads name each ConfigMap.
-    _memo: dict[tuple[str, str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
-
-    def candidates(self, kind: str, name: str, referrer: Resource,
-                   namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
-        """Objects of ``kind`` a reference to ``name`` may mean. ``namespace``: the one the
-        reference names itself, else the referrer's rules apply."""
-        if namespace is None and referrer.kind not in CLUSTER_SCOPED:
-            namespace = referrer.namespace
-        key = (kind, name, None if namespace is None else namespace or "default")
-        found = self._memo.get(key)
-        if found is None:
-            found = self._memo[key] = self._candidates(kind, name, key[2])
-        return found
-
-    def _candidates(self, kind: str, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
-        def ok(r: Resource) -> bool:
-            return namespace is None or same_namespace(r.namespace, namespace)
-
-        exact = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
-        if exact:
-            return [(r, self.hashed_of.get(r.index)) for r in exact]
-        family = [h for h in self.by_original.get((kind, name), ()) if ok(h.res)]
-        if not family:
-            m = self.stale.match(name)
-            if m:
-                family = [h for h in self.by_original.get((kind, m.group(1)), ()) if ok(h.res)]
-        return [(h.res, h) for h in family]
 
 
 def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str]) -> None:
@@ -101,14 +52,12 @@ def _optional(res: Resource, node: int) -> bool:
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
     _check_duplicates(scanned.renamed, item_name)
     results = list(scanned.results)
-    by_name: dict[tuple[str, str], list[Resource]] = {}
-    for res in scanned.renamed:
-        by_name.setdefault((res.kind, res.name), []).append(res)
-    by_original: dict[tuple[str, str], list[Hashed]] = {}
-    for h in scanned.hashed:
-        by_original.setdefault((h.res.kind, h.original), []).append(h)
-    hashed = {h.res.index: h for h in scanned.hashed}
-    index = _Index(by_name, by_original, hashed, re.compile(rf"^(.+)-{hashing.suffix_pattern(config.algorithm)}$"))
+    index = Index.of(scanned, config.algorithm)
+    missing: set[tuple[int, str, str]] = set()
+    if scanned.marks:
+        from krmfn.core.adopt import adopt  # here, for start-up time: only runs with workload marks need it
+
+        missing = adopt(scanned, config, index, results).missing
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
@@ -125,6 +74,8 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
+                if (item, ref.kind, ref.name) in missing:  # a warning said so already
+                    continue
                 optional = " (optional)" if _optional(res, ref.node) else ""
                 results.append(Result(f"references {ref.kind} {ref.name}{optional}, which is not in the input; "
                                       "left unchanged", "info", res.ref, _where(res, ref.node)))
@@ -163,4 +114,4 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",
                                   "warning", renamed))
-    return Plan(hashed, rewrites, results, renames)
+    return Plan(index.hashed_of, rewrites, results, renames)

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 from krmfn.core import hashing
 from krmfn.core.config import Config
-from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.kinds import RenamedKind, renamed_kind
+from krmfn.core.optin import Mark, may_mark, misplaced, own_choice, read_marks
 from krmfn.core.renamed import renamed_edits
 from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
+from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.envelope import ResourceList
 from krmfn.document.resource import Resource, read_resource
@@ -63,14 +64,18 @@ class Scanned:
     hashed: list[Hashed] = field(default_factory=list)
     references: dict[int, list[Reference]] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
+    declined: set[int] = field(default_factory=set)  # objects whose own annotation says "false"
+    marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
 
 
 def _entry_path(key: str, k: str) -> str:
     return f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
 
 
-def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
-    """A hashed field (``data``, ``binaryData``) as text, after checking every value is a string."""
+def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | None:
+    """A hashed field (``data``, ``binaryData``, ``stringData``) as text, after checking every
+    value is a string (and base64 where the kind says so). A Secret's values never appear in a
+    message: only its keys do."""
     doc = res.tree
     node = doc.get(res.node, key)
     if node is None or doc.is_null(node):
@@ -80,45 +85,57 @@ def _string_map(res: Resource, key: str, binary: bool) -> dict[str, str] | None:
         raise InputError(f"{key} is {doc.describe(node)}, not a map of strings", res.ref, key)
     out: dict[str, str] = {}
     for k, child in doc.items(node):
+        path = _entry_path(key, k)
         if k in out:
-            raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, _entry_path(key, k))
+            raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, path)
         value = doc.string(child)
         if value is None:
-            path = _entry_path(key, k)
             target = doc.resolve(child)
             text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)
-            what, fix = (("empty (null)", 'write "" for an empty value') if doc.is_null(target) else
-                         (f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")')
-                         if text is not None else (doc.describe(target), "write it as text (a | block)"))
+            if doc.is_null(target):
+                what, fix = "empty (null)", 'write "" for an empty value'
+            elif text is None:
+                what, fix = doc.describe(target), "write it as text (a | block)"
+            elif kind.secret:
+                what, fix = "a value YAML reads as a number, boolean or tagged value", "quote it"
+            else:
+                what, fix = f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")'
             raise InputError(f"{path} is {what}; {res.kind} values must be strings: {fix}", res.ref, path)
-        if binary:
-            # Imported here, for start-up time: only binaryData needs them.
+        if key in kind.base64:
+            # Imported here, for start-up time: only binaryData and Secrets need them.
             import base64
             import binascii
 
             try:
                 base64.b64decode("".join(value.split()), validate=True)
             except (binascii.Error, ValueError):
-                raise InputError(f"{_entry_path(key, k)} is not valid base64; {key} holds base64 text "
-                                 "(base64 -w0 FILE), or move a text value to data", res.ref,
-                                 _entry_path(key, k)) from None
+                fix = ("(base64 -w0 FILE), or move a text value to stringData" if kind.secret else
+                       "(base64 -w0 FILE), or move a text value to data")
+                raise InputError(f"{path} is not valid base64; {key} holds base64 text {fix}", res.ref, path) from None
         out[k] = value
     return out
 
 
-def _opted_in(res: Resource, original: str, config: Config) -> bool:
-    value = res.annotations.get(OPT_IN)
-    if value == "true":
-        return True
-    if value == "false":
-        return False
-    if value is not None:
-        raise InputError(f'annotation {OPT_IN} is {value!r}; use "true" or "false"', res.ref,
-                    f"metadata.annotations[{OPT_IN}]")
-    return config.select == "all" or original in config.names or config.selector.matches(res.labels)
+def _scalar(res: Resource, key: str) -> str | None:
+    """A hashed scalar field (a Secret's ``type``) as text; None when absent."""
+    doc = res.tree
+    node = doc.get(res.node, key)
+    if node is None or doc.is_null(node):
+        return None
+    value = doc.string(node)
+    if value is None:
+        raise InputError(f"{key} is {doc.describe(doc.resolve(node))} YAML does not read as text; write it as a "
+                         "string", res.ref, key)
+    return value
 
 
-def _original_name(res: Resource) -> str:
+def _content(res: Resource, kind: RenamedKind) -> dict[str, dict[str, str] | str | None]:
+    content: dict[str, dict[str, str] | str | None] = {key: _string_map(res, kind, key) for key in kind.content}
+    content.update((key, _scalar(res, key)) for key in kind.scalars)
+    return content
+
+
+def original_name(res: Resource) -> str:
     """The family name: from the annotation when the current name is that name or a hashed form of it."""
     recorded = res.annotations.get(ORIGINAL_NAME)
     if recorded and (res.name == recorded or res.name.startswith(recorded + "-")):
@@ -144,20 +161,32 @@ def _check_unique_keys(res: Resource) -> None:
 
 
 def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: dict[str, str], out: Scanned) -> None:
-    """An object of a renamed kind: noted for the plan, and hashed when opted in."""
+    """An object of a renamed kind: noted for the plan, and hashed when it or the config opts it in."""
     out.renamed.append(res)
-    original = _original_name(res)
-    opted_in = _opted_in(res, original, config)
     _check_unique_keys(res)
-    if not opted_in:
-        if original in config.names and res.annotations.get(OPT_IN) == "false":
+    original = original_name(res)
+    choice = own_choice(res, kind, original, config)
+    if choice is None:  # a workload's mark may still opt it in (core.plan)
+        return
+    if not choice:
+        out.declined.add(res.index)
+        if original in config.names and kind.kind in config.kinds:
             out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
                                       "function config's names", "info", res.ref))
         return
+    h = hash_object(res, kind, original, config, retention, out.results)
+    if h is not None:
+        out.hashed.append(h)
+
+
+def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config, retention: dict[str, str],
+                results: list[Result]) -> Hashed | None:
+    """An opted-in object's new name and its own text edits; None when kustomize hashes it itself.
+    Raises on a value or name Kubernetes would refuse."""
     if res.annotations.get(KUSTOMIZE_HASHES) == "enabled":
-        out.results.append(Result("left alone: kustomize adds its own hash suffix to this ConfigMap "
-                                  f"({KUSTOMIZE_HASHES})", "info", res.ref))
-        return
+        results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
+                              f"({KUSTOMIZE_HASHES})", "info", res.ref))
+        return None
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
         raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
@@ -168,20 +197,36 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    content = {key: _string_map(res, key, binary=key in kind.base64) for key in kind.content}
-    new_name = f"{original}-{hashing.digest(config.algorithm, kind.hash_input(content))}"
+    new_name = f"{original}-{hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                                f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
-    h = Hashed(res, original, new_name)
-    h.edits = renamed_edits(res, original, new_name, retention)
-    out.hashed.append(h)
+    return Hashed(res, original, new_name, edits=renamed_edits(res, original, new_name, retention))
 
 
-def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], start: int = 0,
+def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
+    """A workload's opt-in marks, for the plan; and a mark written in its pod template instead,
+    where nothing reads it (a warning saying where it belongs)."""
+    marks = read_marks(res, config)
+    if marks:
+        out.marks[res.index] = marks
+    path = template_metadata(res.api_version, res.kind)
+    doc = res.tree
+    node = doc.path(res.node, *path, "annotations") if path else None
+    if path is None or node is None:
+        return
+    where = ".".join(path)
+    for key in misplaced(doc.str_map(doc.resolve(node)), config):
+        out.results.append(Result(
+            f"{key} sits in the pod template's annotations ({where}.annotations), where nothing reads it: the "
+            f"pods would carry it, not the {res.kind}. Move it to the {res.kind}'s own metadata.annotations",
+            "warning", res.ref, f"{where}.annotations[{key}]"))
+
+
+def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
          stop: int | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
-    tree is dropped after. ``tables``: the reference table of each renamed kind."""
+    tree is dropped after."""
     out = Scanned()
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
@@ -192,28 +237,24 @@ def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], st
         if kind is not None:
             _scan_renamed(res, kind, config, retention, out)
         refs: list[Reference] = []
-        known = False  # whether any table knows the kind (else reference-shaped fields are looked for)
-        for target, table in tables.items():
-            walk = table.walk_for(res.api_version, res.kind)
-            if not walk:
-                continue
-            known = True
+        walk = table.walk_for(res.api_version, res.kind)
+        known = walk is not None  # whether the table knows the kind (else reference-shaped fields are looked for)
+        if walk is not None:
             doc = res.tree
-            attrs: dict[int, FieldSpec] = {}  # filled only by specs with conditions or namespaces
-            found = []
-            for node in find(doc, res.node, walk, attrs):
+            for node, target, spec in find(doc, res.node, walk):
                 name = doc.string(node)
-                if name is not None:
-                    found.append(Reference(node, name, doc.offset(node), kind=target))
-            if attrs:  # rare: the name part of ``namespace/name``, a namespace named beside it
-                for ref in found:
-                    spec = attrs.get(ref.node)
-                    if spec is not None:
-                        ref.name, ref.namespace, ref.prefix = spec.target(doc, ref.node, ref.name)
-            refs += found
-            if res.kind in table.notice_kinds:
-                out.results += [Result(message, "info", res.ref, path)
-                                for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
+                if name is None:
+                    continue
+                ref = Reference(node, name, doc.offset(node), kind=target)
+                if spec is not None:  # rare: the name part of ``namespace/name``, a namespace named beside it
+                    ref.name, ref.namespace, ref.prefix = spec.target(doc, node, name)
+                refs.append(ref)
+        if res.kind in table.notice_kinds:
+            doc = res.tree
+            out.results += [Result(message, "info", res.ref, path)
+                            for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
+        if known and may_mark(source, config):
+            _scan_marks(res, config, out)
         if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 

@@ -15,15 +15,29 @@ from krmfn.core.fieldspec import FieldSpec, Has, split_path
 # --- shapes: where an object that runs containers names ConfigMaps -------------------------
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
-# Inside one container.
-CONTAINER_FIELDS = ("env/valueFrom/configMapKeyRef/name", "envFrom/configMapRef/name")
-# Inside one volume.
-VOLUME_FIELDS = ("configMap/name", "projected/sources/configMap/name")
-# Inside a pod spec, beside the containers.
-POD_FIELDS = tuple(f"volumes/{f}" for f in VOLUME_FIELDS)
-# For each renamed kind, where a container and a volume name one: a shape's rows for every kind.
-SHAPE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "ConfigMap": (CONTAINER_FIELDS, VOLUME_FIELDS),
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ShapeFields:
+    """Where a pod spec names objects of one renamed kind: inside each container, inside each
+    volume, and beside them (a pod spec's own fields)."""
+
+    container: tuple[str, ...]
+    volume: tuple[str, ...]
+    pod: tuple[str, ...] = ()
+
+
+# For each renamed kind, the fields of a pod spec that name one (kustomize's namereference.go,
+# plus the volume sources it leaves out).
+SHAPE_FIELDS: dict[str, ShapeFields] = {
+    "ConfigMap": ShapeFields(("env/valueFrom/configMapKeyRef/name", "envFrom/configMapRef/name"),
+                             ("configMap/name", "projected/sources/configMap/name")),
+    # Of the volume sources that name a Secret, the in-tree ones kept for old clusters (azureFile,
+    # cephfs, rbd, iscsi, flexVolume) are left to fieldSpecs: each key costs every volume of every
+    # workload a lookup, and CSI replaced them.
+    "Secret": ShapeFields(("env/valueFrom/secretKeyRef/name", "envFrom/secretRef/name"),
+                          ("secret/secretName", "projected/sources/secret/name", "csi/nodePublishSecretRef/name"),
+                          ("imagePullSecrets/name",)),
 }
 
 
@@ -39,9 +53,10 @@ class Shape:
 
     def paths(self, prefix: str, refers_to: str = "ConfigMap") -> list[str]:
         at = f"{prefix}/" if prefix else ""
-        container_fields, volume_fields = SHAPE_FIELDS[refers_to]
-        return ([f"{at}{c}/{f}" for c in self.containers for f in container_fields]
-                + [f"{at}{v}/{f}" for v in self.volumes for f in volume_fields])
+        fields = SHAPE_FIELDS[refers_to]
+        return ([f"{at}{c}/{f}" for c in self.containers for f in fields.container]
+                + [f"{at}{v}/{f}" for v in self.volumes for f in fields.volume]
+                + [f"{at}{f}" for f in fields.pod])
 
 
 POD_SPEC = Shape("pod spec", CONTAINER_LISTS)
@@ -108,7 +123,19 @@ class Notice:
 
 
 _CONFIGMAP_KIND = (Has("kind", "ConfigMap"),)
+_SECRET_KIND = (Has("kind", "Secret"),)
 _ABOUT_CONFIGMAPS = (Has("resources", "configmaps", listed=True), Has("apiGroups", "", listed=True))
+_ABOUT_SECRETS = (Has("resources", "secrets", listed=True), Has("apiGroups", "", listed=True))
+# A CSI StorageClass names a Secret for each operation, with its namespace beside it.
+_CSI_SECRETS = ("provisioner", "controller-publish", "node-stage", "node-publish", "controller-expand", "node-expand")
+# PersistentVolume sources that name a Secret as a SecretReference (name and namespace).
+_PV_SECRET_REFS = ("csi/controllerPublishSecretRef", "csi/nodeStageSecretRef", "csi/nodePublishSecretRef",
+                   "csi/controllerExpandSecretRef", "csi/nodeExpandSecretRef", "cephfs/secretRef", "rbd/secretRef",
+                   "iscsi/secretRef", "flexVolume/secretRef")
+
+
+def _secret(project: str, group: str | None, kind: str, path: str, **kw: object) -> Entry:
+    return Entry(project, group, kind, path=path, refers_to="Secret", **kw)  # type: ignore[arg-type]
 
 BUILTIN: tuple[Entry, ...] = (
     *(Entry("Kubernetes", group, kind, prefix, POD_SPEC) for group, kind, prefix in POD_SPEC_KINDS),
@@ -116,8 +143,27 @@ BUILTIN: tuple[Entry, ...] = (
     Entry("Kubernetes", "rbac.authorization.k8s.io", "Role", path="rules/resourceNames", when=_ABOUT_CONFIGMAPS),
     Entry("Kubernetes", "rbac.authorization.k8s.io", "ClusterRole", path="rules/resourceNames",
           when=_ABOUT_CONFIGMAPS),
+    _secret("Kubernetes", "rbac.authorization.k8s.io", "Role", "rules/resourceNames", when=_ABOUT_SECRETS),
+    _secret("Kubernetes", "rbac.authorization.k8s.io", "ClusterRole", "rules/resourceNames", when=_ABOUT_SECRETS),
+    _secret("Kubernetes", "", "ServiceAccount", "imagePullSecrets/name"),
+    _secret("Kubernetes", "", "ServiceAccount", "secrets/name"),
+    _secret("Kubernetes", None, "Ingress", "spec/tls/secretName"),
+    _secret("Kubernetes", "storage.k8s.io", "StorageClass", "parameters/secretName", namespace_from="secretNamespace"),
+    _secret("Kubernetes", "storage.k8s.io", "StorageClass", "parameters/adminSecretName",
+            namespace_from="adminSecretNamespace"),
+    _secret("Kubernetes", "storage.k8s.io", "StorageClass", "parameters/userSecretName",
+            namespace_from="userSecretNamespace"),
+    _secret("Kubernetes", "storage.k8s.io", "StorageClass", "parameters/secretRef"),
+    *(_secret("Kubernetes", "storage.k8s.io", "StorageClass", f"parameters/csi.storage.k8s.io\\/{op}-secret-name",
+              namespace_from=f"csi.storage.k8s.io/{op}-secret-namespace") for op in _CSI_SECRETS),
+    _secret("Kubernetes", "", "PersistentVolume", "spec/azureFile/secretName", namespace_from="secretNamespace"),
+    *(_secret("Kubernetes", "", "PersistentVolume", f"spec/{ref}/name", namespace_from="namespace")
+      for ref in _PV_SECRET_REFS),
     Entry("ingress-nginx", None, "Ingress",
           path="metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap", qualified=True),
+    *(_secret("ingress-nginx", None, "Ingress", f"metadata/annotations/{key}", qualified=True)
+      for key in ("nginx.ingress.kubernetes.io\\/auth-secret", "nginx.ingress.kubernetes.io\\/auth-tls-secret",
+                  "ingress.kubernetes.io\\/auth-secret")),
     Entry("Argo Rollouts", "argoproj.io", "Rollout", "spec/template/spec", POD_SPEC),
     Entry("Argo Workflows", "argoproj.io", "Workflow", "spec", ARGO_WORKFLOW_SPEC),
     Entry("Argo Workflows", "argoproj.io", "WorkflowTemplate", "spec", ARGO_WORKFLOW_SPEC),
@@ -128,10 +174,19 @@ BUILTIN: tuple[Entry, ...] = (
     Entry("Flux", "helm.toolkit.fluxcd.io", "HelmRelease", path="spec/valuesFrom/name", when=_CONFIGMAP_KIND),
     Entry("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", path="spec/postBuild/substituteFrom/name",
           when=_CONFIGMAP_KIND),
+    _secret("Flux", "helm.toolkit.fluxcd.io", "HelmRelease", "spec/valuesFrom/name", when=_SECRET_KIND),
+    _secret("Flux", "helm.toolkit.fluxcd.io", "HelmRelease", "spec/kubeConfig/secretRef/name"),
+    _secret("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", "spec/postBuild/substituteFrom/name",
+            when=_SECRET_KIND),
+    _secret("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", "spec/decryption/secretRef/name"),
+    _secret("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", "spec/kubeConfig/secretRef/name"),
     *(e for kind in ("Prometheus", "Alertmanager", "ThanosRuler") for e in (
         Entry("Prometheus Operator", "monitoring.coreos.com", kind, path="spec/configMaps"),
+        _secret("Prometheus Operator", "monitoring.coreos.com", kind, "spec/secrets"),
         Entry("Prometheus Operator", "monitoring.coreos.com", kind, "spec", MONITORING_SPEC))),
     Entry("KEDA", "keda.sh", "ScaledJob", "spec/jobTargetRef/template/spec", POD_SPEC),
+    _secret("KEDA", "keda.sh", "TriggerAuthentication", "spec/secretTargetRef/name"),
+    _secret("KEDA", "keda.sh", "ClusterTriggerAuthentication", "spec/secretTargetRef/name"),
     Entry("OpenKruise", "apps.kruise.io", "CloneSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "StatefulSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "DaemonSet", "spec/template/spec", POD_SPEC),
@@ -142,6 +197,18 @@ NOTICES: tuple[Notice, ...] = (
            "this Rollout takes its pod template from {kind} {name} (spec.workloadRef), so it names no "
            "ConfigMap itself: nothing to rewrite here; the references are rewritten in that {kind}"),
 )
+
+
+def template_metadata(api_version: str, kind: str) -> tuple[str, ...] | None:
+    """Where a kind's pod template keeps its metadata (``spec/template/metadata``): the pod spec
+    row's path with ``metadata`` for its last ``spec``. None for a kind whose own metadata is the
+    pod's (a Pod) or that has no pod template."""
+    group = api_version.rpartition("/")[0]
+    for entry in BUILTIN:
+        if (entry.kind == kind and entry.shape is POD_SPEC and entry.at.endswith("template/spec")
+                and (entry.group is None or entry.group == group)):
+            return (*split_path(entry.at)[:-1], "metadata")
+    return None
 
 
 def pod_spec_paths(prefix: str, refers_to: str = "ConfigMap") -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krmfn.core.fieldspec import Has
-from krmfn.core.table import BUILTIN, CONTAINER_FIELDS, NOTICES, SHAPES, VOLUME_FIELDS, Entry, Notice, Shape
+from krmfn.core.table import BUILTIN, NOTICES, SHAPE_FIELDS, SHAPES, Entry, Notice, Shape
 
 
 def describe_condition(c: Has) -> str:
@@ -23,7 +23,7 @@ def describe(entry: Entry) -> str:
         return f"{entry.shape.name} at `{entry.at}`"
     text = f"`{entry.path}`"
     if entry.namespace_from:
-        text += f", in the namespace named by `{entry.namespace_from}` beside it"
+        text += f" (namespace: `{entry.namespace_from}` beside it)"
     if entry.qualified:
         text += " (`name` or `namespace/name`)"
     if entry.when:
@@ -38,25 +38,38 @@ def _group(group: str | None) -> str:
 def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice] = NOTICES,
                    shapes: Sequence[Shape] = SHAPES) -> str:
     """The README's table of every kind and path, generated from the data it documents."""
-    rows: dict[tuple[str, str, str], list[str]] = {}
+    kinds = tuple(SHAPE_FIELDS)
+    rows: dict[tuple[str, str, str], dict[str, list[str]]] = {}
     for entry in entries:
-        rows.setdefault((entry.project, entry.kind, _group(entry.group)), []).append(describe(entry))
+        cells = rows.setdefault((entry.project, entry.kind, _group(entry.group)), {k: [] for k in kinds})
+        for kind in (kinds if entry.shape is not None else (entry.refers_to,)):
+            cells[kind].append(describe(entry))
     for notice in notices:
-        rows.setdefault((notice.project, notice.kind, _group(notice.group)), []).append(
-            f"with `{notice.path}`: nothing to rewrite (an info result says so)")
-    lines = ["| project | kind | API group | where ConfigMaps are named |", "|---|---|---|---|"]
-    lines += [f"| {p} | {k} | {g} | {'; '.join(where)} |" for (p, k, g), where in rows.items()]
-    lines += ["", "Paths are kustomize field-spec paths: lists are traversed implicitly. Below each shape:", "",
-              "| shape | containers (each: " + ", ".join(f"`{f}`" for f in CONTAINER_FIELDS)
-              + ") | volumes (each: " + ", ".join(f"`{f}`" for f in VOLUME_FIELDS) + ") |", "|---|---|---|"]
+        cells = rows.setdefault((notice.project, notice.kind, _group(notice.group)), {k: [] for k in kinds})
+        for kind in kinds:
+            cells[kind].append(f"with `{notice.path}`: nothing to rewrite (an info result says so)")
+    lines = ["| project | kind | API group | " + " | ".join(f"where {k}s are named" for k in kinds) + " |",
+             "|---|---|---|" + "---|" * len(kinds)]
+    lines += [f"| {p} | {k} | {g} | " + " | ".join("; ".join(cells[kind]) or "" for kind in kinds) + " |"
+              for (p, k, g), cells in rows.items()]
+    lines += ["", "Paths are kustomize field-spec paths: lists are traversed implicitly. Each shape's containers "
+              "and volumes:", "", "| shape | containers | volumes |", "|---|---|---|"]
     lines += [f"| {s.name} | {', '.join(f'`{c}`' for c in s.containers)} | {', '.join(f'`{v}`' for v in s.volumes)} |"
               for s in shapes]
+    lines += ["", "and, in every shape, the fields that name each kind:", "",
+              "| kind | in each container | in each volume | beside them |", "|---|---|---|---|"]
+    lines += [f"| {kind} | {_codes(f.container)} | {_codes(f.volume)} | {_codes(f.pod)} |"
+              for kind, f in SHAPE_FIELDS.items()]
     lines += ["", "Any other kind: add `fieldSpecs` to the function config, in kustomize's `nameReference` syntax "
               "(an existing kustomize `configurations:` file works as it is; see docs/field-specs.md). In a kind "
               "not covered, a field shaped like a reference (`configMapRef`, `configMapKeyRef`, `configMap: {name}`, "
               "`configMapName`, `{kind: ConfigMap, name}`) that names an opted-in ConfigMap gets a warning with "
               "its path and a field spec to paste."]
     return "\n".join(lines) + "\n"
+
+
+def _codes(paths: Sequence[str]) -> str:
+    return ", ".join(f"`{p}`" for p in paths)
 
 
 if __name__ == "__main__":

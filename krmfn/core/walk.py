@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from krmfn.core.fieldspec import FieldSpec, split_path
-from krmfn.core.table import NOTICES, Notice, table_specs
+from krmfn.core.table import BUILTIN, NOTICES, Entry, Notice
 from krmfn.document import native as raw
 from krmfn.document.native import NONE
 from krmfn.document.tree import Doc
@@ -18,20 +18,26 @@ from krmfn.document.tree import Doc
 # --- compiled tries and the walk ------------------------------------------------------------
 
 # A trie of paths: key (bytes, as rapidyaml looks it up) -> sub-trie. The key END marks where
-# a ConfigMap name sits: mapped to None (found as it is) or to a leaf, the tuple of specs with
-# attributes that end there (the first that accepts a scalar wins).
+# a name sits: it maps each renamed kind named there to None (found as it is) or to a leaf, the
+# tuple of that kind's specs with attributes (the first that accepts a scalar wins).
 Trie = dict
 END = b""
 Leaf = tuple  # tuple[FieldSpec, ...]
 
-
 # The same trie as nested tuples for the walk: ``(((key, Walk), ...), end)``, where ``end`` is
-# None (no name ends here), True (found as it is) or a Leaf. Tuples unpack faster than dicts iterate.
+# None (no name ends here), the renamed kind's name (one kind, found as it is: the common
+# case), or ``((kind, Leaf or None), ...)``. Tuples unpack faster than dicts iterate.
 Walk = tuple
+# What the walk finds: the scalar, the renamed kind it names, and the spec when it has
+# attributes to apply (a namespace beside it, a ``namespace/`` prefix), else None.
+Found = tuple  # tuple[int, str, FieldSpec | None]
 
 
 def compile_walk(trie: Trie) -> Walk:
-    end = (True if trie[END] is None else trie[END]) if END in trie else None
+    ends: dict[str, Leaf | None] | None = trie.get(END)
+    end: object = None
+    if ends is not None:
+        end = next(iter(ends)) if len(ends) == 1 and None in ends.values() else tuple(ends.items())
     return tuple((key, compile_walk(sub)) for key, sub in trie.items() if key != END), end
 
 
@@ -55,23 +61,30 @@ def compile_trie(specs: Iterable[FieldSpec]) -> Trie:
         node = root
         for key in spec.path:
             node = node.setdefault(key.encode(), {})
+        ends = node.setdefault(END, {})
+        kind = spec.refers_to
         if spec.plain:
-            node[END] = None  # found whatever else ends here
-        elif END not in node:
-            node[END] = (spec,)
-        elif node[END] is not None and spec not in node[END]:
-            node[END] += (spec,)
+            ends[kind] = None  # found whatever else of this kind ends here
+        elif kind not in ends:
+            ends[kind] = (spec,)
+        elif ends[kind] is not None and spec not in ends[kind]:
+            ends[kind] += (spec,)
     return root
 
 
 @dataclass
 class ReferenceTable:
-    """Field specs indexed by kind, compiled per (apiVersion, kind) into a trie on first use."""
+    """Where each kind names objects of the renamed kinds: the built-in rows and user field specs
+    by kind, made into field specs and compiled into one walk per (apiVersion, kind) on first use.
 
-    by_kind: dict[str, list[FieldSpec]]
+    Why on first use: the built-in table holds hundreds of specs, and a run meets a few kinds;
+    building them all would cost every one-item run more than its own work.
+    """
+
+    rows: dict[str, list[Entry | FieldSpec]]  # by kind: built-in rows and user specs, in order
     notices: tuple[Notice, ...] = ()
-    _tries: dict[tuple[str, str], Trie] = field(default_factory=dict)
     notice_kinds: frozenset[str] = field(init=False)  # a set test per item, before any notice work
+    _specs: dict[tuple[str, str], list[FieldSpec]] = field(default_factory=dict)
     _notices: dict[tuple[str, str], tuple[Notice, ...]] = field(default_factory=dict)
     _walks: dict[tuple[str, str], Walk | None] = field(default_factory=dict)
 
@@ -79,44 +92,45 @@ class ReferenceTable:
         self.notice_kinds = frozenset(n.kind for n in self.notices)
 
     @classmethod
-    def of(cls, specs: Iterable[FieldSpec], notices: tuple[Notice, ...] = ()) -> ReferenceTable:
-        by_kind: dict[str, list[FieldSpec]] = {}
-        for spec in specs:
-            bucket = by_kind.setdefault(spec.kind, [])
-            if spec not in bucket:
-                bucket.append(spec)
+    def of(cls, rows: Iterable[Entry | FieldSpec], notices: tuple[Notice, ...] = ()) -> ReferenceTable:
+        by_kind: dict[str, list[Entry | FieldSpec]] = {}
+        for row in rows:
+            by_kind.setdefault(row.kind, []).append(row)
         return cls(by_kind, notices)
 
     @classmethod
     def builtin(cls, extra: Iterable[FieldSpec] = ()) -> ReferenceTable:
-        """The whole built-in table (with its notices), plus user field specs."""
-        return cls.of(table_specs() + tuple(extra), NOTICES)
+        """The whole built-in table (with its notices), plus user field specs: what a run walks."""
+        return cls.of((*BUILTIN, *extra), NOTICES)
 
-    @classmethod
-    def by_renamed_kind(cls, extra: Iterable[FieldSpec] = ()) -> dict[str, ReferenceTable]:
-        """One table per renamed kind (the built-in rows plus user field specs), each walked
-        for every referrer; the first carries the notices, said once per object."""
-        grouped: dict[str, list[FieldSpec]] = {}
-        for spec in table_specs() + tuple(extra):
-            grouped.setdefault(spec.refers_to, []).append(spec)
-        return {kind: cls.of(specs, NOTICES if i == 0 else ()) for i, (kind, specs) in enumerate(grouped.items())}
+    @property
+    def by_kind(self) -> dict[str, list[FieldSpec]]:
+        """Every spec, by kind (gc reads every referrer kind; a run never needs them all)."""
+        out: dict[str, list[FieldSpec]] = {}
+        for kind, rows in self.rows.items():
+            specs = (s for row in rows for s in (row.specs() if isinstance(row, Entry) else (row,)))
+            out[kind] = list(dict.fromkeys(specs))
+        return out
 
     def specs_for(self, api_version: str, kind: str) -> list[FieldSpec]:
-        group, _, version = api_version.rpartition("/")
-        return [s for s in self.by_kind.get(kind, ()) if s.selects(group, version, kind)]
+        key = (api_version, kind)
+        found = self._specs.get(key)
+        if found is None:
+            group, _, version = api_version.rpartition("/")
+            specs = (s for row in self.rows.get(kind, ())
+                     if not isinstance(row, Entry) or row.group is None or row.group == group
+                     for s in (row.specs() if isinstance(row, Entry) else (row,)))
+            found = self._specs[key] = [s for s in dict.fromkeys(specs) if s.selects(group, version, kind)]
+        return found
 
     def trie_for(self, api_version: str, kind: str) -> Trie:
-        key = (api_version, kind)
-        trie = self._tries.get(key)
-        if trie is None:
-            trie = self._tries[key] = compile_trie(self.specs_for(api_version, kind))
-        return trie
+        return compile_trie(self.specs_for(api_version, kind))
 
     def walk_for(self, api_version: str, kind: str) -> Walk | None:
-        """The kind's trie compiled for :func:`find`; None when the kind names no ConfigMap."""
+        """The kind's trie compiled for :func:`find`; None when the kind names no renamed object."""
         key = (api_version, kind)
         if key not in self._walks:
-            trie = self.trie_for(api_version, kind)
+            trie = self.trie_for(api_version, kind) if kind in self.rows else None
             self._walks[key] = compile_walk(trie) if trie else None
         return self._walks[key]
 
@@ -144,11 +158,10 @@ class _Blank(dict):
         return "?"
 
 
-def find(doc: Doc, node: int, trie: Trie | Walk, attrs: dict[int, FieldSpec] | None = None) -> list[int]:
-    """Every scalar the trie leads to below ``node``; lists are traversed implicitly.
-
-    Scalars found through a spec with attributes are kept only when its conditions hold, and
-    the spec is recorded in ``attrs`` (for the namespace it names, or a ``namespace/`` prefix).
+def find(doc: Doc, node: int, trie: Trie | Walk) -> list[Found]:
+    """Every scalar the trie leads to below ``node``, with the renamed kind it names; lists are
+    traversed implicitly. Scalars found through a spec with attributes are kept only when its
+    conditions hold, and come with that spec (for the namespace it names, or a ``namespace/`` prefix).
 
     The hottest loop of a run (every workload, every path): it calls rapidyaml directly, asks
     whether a node is a list only when none of the trie's keys is found in it (``find_child``
@@ -158,7 +171,7 @@ def find(doc: Doc, node: int, trie: Trie | Walk, attrs: dict[int, FieldSpec] | N
     t, may_alias, resolve = doc.raw, doc.may_alias, doc.resolve
     is_seq, find_child, first_child, next_sibling = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling
     has_val = raw.has_val
-    found: list[int] = []
+    found: list[Found] = []
     stack: list[tuple[int, Walk]] = [(node, walk)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -167,14 +180,13 @@ def find(doc: Doc, node: int, trie: Trie | Walk, attrs: dict[int, FieldSpec] | N
             node = resolve(node)
         pairs, end = step
         if end is not None and has_val(t, node):  # a scalar; nulls and non-strings are the caller's to skip
-            if end is True:
-                found.append(node)
-            else:  # a leaf of specs with attributes: rare
-                spec = _match(end, doc, node)
-                if spec is not None:
-                    found.append(node)
-                    if attrs is not None:
-                        attrs[node] = spec
+            if end.__class__ is str:
+                found.append((node, end, None))
+            else:  # several kinds end here, or specs with attributes: rare
+                for kind, leaf in end:
+                    spec = None if leaf is None else _match(leaf, doc, node)
+                    if leaf is None or spec is not None:
+                        found.append((node, kind, spec))
             continue
         matched = False
         for key, sub in pairs:

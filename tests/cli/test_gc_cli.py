@@ -244,8 +244,9 @@ def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_precondi
     calls = [c["argv"] for c in kube.calls()]
     gets = [c for c in calls if c[0] == "get"]
     assert gets[0] == ["get", "configmaps", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
-    assert [g[1] for g in gets[1:]] == gc.referrer_resources(gc.gc_table())  # Rollout is in the table already
-    assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[1:])
+    assert gets[1] == ["get", "secrets", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
+    assert [g[1] for g in gets[2:]] == gc.referrer_resources(gc.gc_table())  # Rollout is in the table already
+    assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[2:])
     assert calls[len(gets):] == [["delete", "--raw", f"/api/v1/namespaces/{r.namespace}/configmaps/{r.name}", "-f", "-"]
                                  for r in expected]
     for (path, body), row in zip(kube.deletes(), expected):

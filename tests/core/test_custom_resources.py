@@ -66,8 +66,8 @@ def by_name(items: list[dict]) -> dict[str, dict]:
     return {f"{i['kind']}/{i['metadata']['name']}": i for i in items}
 
 
-def hashed(items: list[dict], original: str) -> str:
-    [name] = [i["metadata"]["name"] for i in items if i["kind"] == "ConfigMap"
+def hashed(items: list[dict], original: str, kind: str = "ConfigMap") -> str:
+    [name] = [i["metadata"]["name"] for i in items if i["kind"] == kind
               and i["metadata"].get("annotations", {}).get("krmfn.dev/original-name") == original]
     return name
 
@@ -117,12 +117,14 @@ def test_knative_and_not_the_core_service():
     assert core["metadata"]["name"] == "hello-config"
 
 
-def test_flux_only_configmap_entries():
+def test_flux_entries_follow_the_kind_they_name():
     items = _items("flux")
     values, vars_ = hashed(items, "podinfo-values"), hashed(items, "cluster-vars")
+    secret_values = hashed(items, "podinfo-values", "Secret")
+    assert secret_values != values  # same original name, each kind its own hash
     release = by_name(items)["HelmRelease/podinfo"]["spec"]["valuesFrom"]
     assert [(v["kind"], v["name"]) for v in release] == [
-        ("ConfigMap", values), ("Secret", "podinfo-values"), ("ConfigMap", vars_)]
+        ("ConfigMap", values), ("Secret", secret_values), ("ConfigMap", vars_)]
     subst = by_name(items)["Kustomization/apps"]["spec"]["postBuild"]["substituteFrom"]
     assert [(v["kind"], v["name"]) for v in subst] == [("ConfigMap", vars_), ("Secret", "cluster-vars")]
 
@@ -139,14 +141,19 @@ def test_prometheus_operator_config_maps_and_overrides():
     assert am["configMaps"] == [extra] and get(am, "containers.0.envFrom.0.configMapRef.name") == env
     ruler = by_name(items)["ThanosRuler/thanos-ruler"]["spec"]
     assert ruler["configMaps"] == [extra] and get(ruler, "volumes.0.projected.sources.0.configMap.name") == extra
+    assert prom["secrets"] == [hashed(items, "remote-write-auth", "Secret")]
     [missing] = [r for r in _results("prometheus-operator") if "ca-bundle" in r["message"]]
     assert missing["field"]["path"] == "spec.configMaps[1]" and missing["severity"] == "info"
 
 
 def test_keda_and_openkruise():
     keda = _items("keda")
-    assert get(by_name(keda)["ScaledJob/order-worker"],
-               "spec.jobTargetRef.template.spec.containers.0.envFrom.0.configMapRef.name") == hashed(keda, "worker-config")
+    auth = hashed(keda, "rabbitmq-auth", "Secret")
+    job = get(by_name(keda)["ScaledJob/order-worker"], "spec.jobTargetRef.template.spec.containers.0")
+    assert get(job, "envFrom.0.configMapRef.name") == hashed(keda, "worker-config")
+    assert get(job, "envFrom.1.secretRef.name") == auth
+    for kind in ("TriggerAuthentication/rabbitmq", "ClusterTriggerAuthentication/rabbitmq-shared"):
+        assert get(by_name(keda)[kind], "spec.secretTargetRef.0.name") == auth
     kruise = _items("openkruise")
     new = hashed(kruise, "nginx-conf")
     objs = by_name(kruise)
@@ -166,6 +173,28 @@ def test_node_roles_and_ingress_annotation():
     assert objs["ClusterRole/read-kubelet-config"]["rules"][0]["resourceNames"] == [kubelet]
     annotations = objs["Ingress/php-app"]["metadata"]["annotations"]
     assert annotations["nginx.ingress.kubernetes.io/fastcgi-params-configmap"] == f"php/{fastcgi}"
+
+
+def test_kubernetes_kinds_that_name_secrets():
+    items = _items("kubernetes-secrets")
+    registry, tls = hashed(items, "registry", "Secret"), hashed(items, "site-tls", "Secret")
+    auth, csi = hashed(items, "basic-auth", "Secret"), hashed(items, "csi-creds", "Secret")
+    objs = by_name(items)
+    account = objs["ServiceAccount/shop"]
+    assert account["imagePullSecrets"] == [{"name": registry}] and account["secrets"] == [{"name": registry}]
+    ingress = objs["Ingress/shop"]
+    assert ingress["spec"]["tls"][0]["secretName"] == tls
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/auth-secret"] == auth
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/auth-tls-secret"] == f"shop/{tls}"
+    params = objs["StorageClass/fast"]["parameters"]
+    assert params["csi.storage.k8s.io/provisioner-secret-name"] == csi
+    assert params["csi.storage.k8s.io/node-publish-secret-name"] == csi
+    assert params["csi.storage.k8s.io/node-publish-secret-namespace"] == "storage"
+    assert objs["PersistentVolume/archive"]["spec"]["csi"]["nodePublishSecretRef"] == {"name": csi, "namespace": "storage"}
+    assert objs["Role/read-tls"]["rules"][0]["resourceNames"] == [tls]
+    assert objs["ClusterRole/read-csi-creds"]["rules"][0]["resourceNames"] == [csi]
+    for secret in (i for i in items if i["kind"] == "Secret"):
+        assert secret["immutable"] is True and secret["metadata"]["labels"]["krmfn.dev/family"]
 
 
 def test_untouched_items_keep_their_text():

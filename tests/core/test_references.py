@@ -16,8 +16,8 @@ def parsed(text: str):
 def names(text: str, specs, api_version: str = "example.com/v1", kind: str = "Widget"):
     doc, node = parsed(text)
     trie = ReferenceTable.of(specs).trie_for(api_version, kind)
-    attrs: dict = {}
-    return [doc.str(n) for n in find(doc, node, trie, attrs)], {doc.str(n): s for n, s in attrs.items()}
+    found = find(doc, node, trie)
+    return [doc.str(n) for n, _, _ in found], {doc.str(n): s for n, _, s in found if s is not None}
 
 
 def test_split_path_keeps_escaped_slashes_in_keys():
@@ -31,9 +31,14 @@ def test_adding_a_kind_is_adding_a_row():
     rows = (Entry("Example", "example.com", "Widget", "spec", shape),
             Entry("Example", "example.com", "Widget", path="spec/configName", when=(Has("type", "configmap"),)))
     specs = table_specs(rows)
-    assert {s.path_text for s in specs} == {
+    assert {s.path_text for s in specs if s.refers_to == "ConfigMap"} == {
         "spec/workers/env/valueFrom/configMapKeyRef/name", "spec/workers/envFrom/configMapRef/name",
         "spec/mounts/configMap/name", "spec/mounts/projected/sources/configMap/name", "spec/configName"}
+    # A shape names every renamed kind: the same workers and mounts hold Secret references.
+    secret_paths = {s.path_text for s in specs if s.refers_to == "Secret"}
+    assert {"spec/workers/envFrom/secretRef/name", "spec/mounts/secret/secretName",
+            "spec/imagePullSecrets/name"} <= secret_paths
+    specs = tuple(s for s in specs if s.refers_to == "ConfigMap")
     found, _ = names("""
 kind: Widget
 spec:
@@ -74,9 +79,19 @@ def test_groups_select_the_kind():
 def test_a_plain_spec_wins_over_a_conditional_one_on_the_same_path():
     plain = FieldSpec("Widget", ("spec", "ref", "name"))
     conditional = FieldSpec("Widget", ("spec", "ref", "name"), when=(Has("kind", "ConfigMap"),))
-    assert compile_trie([conditional, plain])[b"spec"][b"ref"][b"name"][END] is None
-    assert compile_trie([plain, conditional])[b"spec"][b"ref"][b"name"][END] is None
-    assert compile_trie([conditional])[b"spec"][b"ref"][b"name"][END] == (conditional,)
+    assert compile_trie([conditional, plain])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": None}
+    assert compile_trie([plain, conditional])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": None}
+    assert compile_trie([conditional])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": (conditional,)}
+
+
+def test_one_path_may_name_several_kinds_each_found_once():
+    both = FieldSpec("Widget", split_path("rules/names"), when=(Has("resources", "configmaps", listed=True),))
+    secret = FieldSpec("Widget", split_path("rules/names"), when=(Has("resources", "secrets", listed=True),),
+                       refers_to="Secret")
+    doc, node = parsed("kind: Widget\nrules:\n- {resources: [configmaps, secrets], names: [a]}\n"
+                       "- {resources: [secrets], names: [b]}")
+    found = find(doc, node, compile_trie([both, secret]))
+    assert [(doc.str(n), kind) for n, kind, _ in found] == [("a", "ConfigMap"), ("a", "Secret"), ("b", "Secret")]
 
 
 def test_conditions_on_the_map_holding_the_name():
@@ -116,16 +131,15 @@ spec:
     ns_spec = FieldSpec("Widget", split_path("spec/ref/name"), namespace_from="namespace")
     other = FieldSpec("Widget", split_path("spec/other/name"), namespace_from="namespace")
     q = FieldSpec("Widget", split_path("spec/qualified"), qualified=True)
-    attrs: dict = {}
-    found = find(doc, node, compile_trie([ns_spec, other, q]), attrs)
-    targets = [attrs[n].target(doc, n, doc.str(n)) for n in found]
+    found = find(doc, node, compile_trie([ns_spec, other, q]))
+    targets = [s.target(doc, n, doc.str(n)) for n, _, s in found]
     assert targets == [("a", "ns", ""), ("b", None, ""), ("c", "ns2", "ns2/"), ("d", None, "")]
 
 
 def test_find_without_attrs_still_applies_conditions():
     spec = FieldSpec("Widget", split_path("spec/from/name"), when=(Has("kind", "ConfigMap"),))
     doc, node = parsed("kind: Widget\nspec:\n  from: [{kind: Secret, name: b}, {kind: ConfigMap, name: a}]")
-    assert [doc.str(n) for n in find(doc, node, compile_trie([spec]))] == ["a"]
+    assert [doc.str(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["a"]
 
 
 def test_a_user_spec_may_end_at_a_map_with_name_and_namespace():
@@ -137,7 +151,7 @@ spec:
 """, [spec])
     assert found == ["a"]
     doc, node = parsed("kind: Widget\nspec:\n  configMapRef: plain")
-    assert [doc.str(n) for n in find(doc, node, compile_trie([spec]))] == ["plain"]
+    assert [doc.str(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["plain"]
 
 
 def test_find_follows_aliases_and_reports_in_document_order():
@@ -150,7 +164,7 @@ spec:
   - envFrom: [{configMapRef: {name: *cm}}, {configMapRef: {name: a}}]
 """)
     trie = ReferenceTable.of(builtin_specs()).trie_for("v1", "Pod")
-    found = find(doc, node, trie)
+    found = [n for n, _, _ in find(doc, node, trie)]
     assert found == sorted(found)
     assert sorted(doc.str(n) for n in found) == ["a", "z", "z"]
 

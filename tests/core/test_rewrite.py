@@ -163,8 +163,10 @@ def test_unreferenced_opted_in_configmap_is_a_warning():
 
 def test_reference_to_a_configmap_not_in_the_input_is_an_info_with_field_path():
     out = run(resource_list(cm() + workload("v1", "Pod", ref="elsewhere")))
-    missing = [r for r in out.results if "not in the input" in r.message]
+    missing = [r for r in out.results if "ConfigMap elsewhere" in r.message and "not in the input" in r.message]
     assert len(missing) == 6
+    (secret,) = [r for r in out.results if "Secret elsewhere" in r.message]  # a projected secret source
+    assert secret.field_path == "spec.volumes[1].projected.sources[1].secret.name"
     assert {r.field_path for r in missing} >= {
         "spec.containers[0].envFrom[0].configMapRef.name",
         "spec.volumes[1].projected.sources[0].configMap.name",

@@ -47,7 +47,7 @@ def granted() -> dict[str, set[str]]:
 
 def test_every_kind_gc_reads_can_be_listed():
     rights = granted()
-    assert rights.pop("configmaps") == {"list", "delete"}
+    assert rights.pop("configmaps") == rights.pop("secrets") == {"list", "delete"}
     table = gc.gc_table()
     for resource in gc.referrer_resources(table):
         kind, _, group = resource.partition(".")
@@ -57,10 +57,10 @@ def test_every_kind_gc_reads_can_be_listed():
         assert matches and all("list" in rights[m] for m in matches), f"no list rule for {resource}"
 
 
-def test_nothing_but_configmaps_can_be_deleted_and_no_wildcards():
+def test_nothing_but_the_renamed_kinds_can_be_deleted_and_no_wildcards():
     for resource, verbs in granted().items():
         assert "*" not in resource and "*" not in verbs
-        assert verbs <= ({"list", "delete"} if resource == "configmaps" else {"get", "list"}), resource
+        assert verbs <= ({"list", "delete"} if resource in ("configmaps", "secrets") else {"get", "list"}), resource
 
 
 def test_the_cronjob_runs_gc_apply_as_the_bound_service_account():

@@ -31,8 +31,9 @@ FIXTURES = TESTS / "fixtures" / "gc"
 NOW = "--now=2024-06-01T12:00:00Z"
 # group version -> (plural, kind) served
 RESOURCES = {
-    "v1": [("configmaps", "ConfigMap"), ("pods", "Pod"), ("podtemplates", "PodTemplate"),
-           ("replicationcontrollers", "ReplicationController")],
+    "v1": [("configmaps", "ConfigMap"), ("secrets", "Secret"), ("pods", "Pod"), ("podtemplates", "PodTemplate"),
+           ("replicationcontrollers", "ReplicationController"), ("serviceaccounts", "ServiceAccount"),
+           ("persistentvolumes", "PersistentVolume")],
     "apps/v1": [("deployments", "Deployment"), ("replicasets", "ReplicaSet"), ("daemonsets", "DaemonSet"),
                 ("statefulsets", "StatefulSet"), ("controllerrevisions", "ControllerRevision")],
     "batch/v1": [("jobs", "Job"), ("cronjobs", "CronJob")],

@@ -1,0 +1,108 @@
+"""The objects workloads' marks opt in: hashed in the plan, once every item has been read.
+
+Why not in the scan: a workload may come after the ConfigMaps it names, and a mark reaches
+"every object this workload references", which only the whole scan knows. Each object a mark
+opts in gets an info naming the workload and the annotation; an object's own ``"false"``, the
+function config's ``kinds`` and Reloader's ``ignore`` still win, each said in an info.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from krmfn.core.config import Config
+from krmfn.core.kinds import BY_KIND
+from krmfn.core.lookup import Index
+from krmfn.core.optin import Mark, describe, skips, valid_name
+from krmfn.core.retention import OPT_IN, retention_annotations
+from krmfn.core.scan import Scanned, hash_object, original_name
+from krmfn.document.resource import Resource
+from krmfn.results import ReferenceProblem, ResourceRef, Result
+
+
+@dataclass(repr=False, eq=False)
+class Adopted:
+    """What the plan needs to know afterwards: references already warned about as missing."""
+
+    missing: set[tuple[int, str, str]] = field(default_factory=set)  # (referrer item, kind, name)
+
+
+def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result]) -> Adopted:
+    """Hash every object a mark opts in (added to ``scanned.hashed`` and ``index``)."""
+    out = Adopted()
+    retention = retention_annotations(config.retention)
+    said: set[tuple[int, int, str]] = set()  # (workload, object, what): each info once
+    for item, marks in scanned.marks.items():
+        workload = scanned.resources[item]
+        refs = [r for r in scanned.references.get(item, ()) if not r.unplaced]
+        for mark in marks:
+            reached: list[tuple[str, str, str | None]]
+            if mark.name is not None:
+                kind = mark.kinds[0]
+                if not valid_name(mark.name):
+                    results.append(Result(f"{mark.annotation} names {mark.name!r}, which is not a {kind} name: "
+                                          "krmfn reads the list as names (not patterns); nothing is opted in by "
+                                          "this entry", "warning", workload.ref,
+                                          f"metadata.annotations[{mark.annotation}]"))
+                    continue
+                reached = [(kind, mark.name, None)]
+            else:
+                reached = list(dict.fromkeys((r.kind, r.name, r.namespace) for r in refs if r.kind in mark.kinds))
+            for kind, name, namespace in reached:
+                found = index.candidates(kind, name, workload, namespace)
+                if not found:
+                    if mark.name is not None or mark.tool != "krmfn":
+                        out.missing.add((item, kind, name))
+                        results.append(_missing(workload, mark, kind, name))
+                    continue
+                if len(found) > 1:
+                    both = " and ".join(str(r.ref) for r, _ in found)
+                    raise ReferenceProblem(f"{mark.annotation} names {kind} {name!r}, which could mean {both}; "
+                                           f"give the {kind}s distinct names or namespaces", workload.ref,
+                                           f"metadata.annotations[{mark.annotation}]")
+                target, hashed = found[0]
+                if mark.name is not None and not any(r.kind == kind and r.name == name for r in refs):
+                    results.append(_unreferenced(workload, mark, target))
+                if hashed is not None:
+                    continue
+                why = _declined(scanned, config, mark, target)
+                if why is not None:
+                    if (item, target.index, why) not in said:
+                        said.add((item, target.index, why))
+                        results.append(Result(f"not hashed, although {describe(workload.ref, mark)} opts it in: "
+                                              f"{why}", "info", target.ref))
+                    continue
+                h = hash_object(target, BY_KIND[kind], original_name(target), config, retention, results)
+                target.drop()
+                if h is None:
+                    continue
+                scanned.hashed.append(h)
+                index.add(h)
+                renamed = ResourceRef(target.api_version, target.kind, h.new_name, target.namespace)
+                results.append(Result(f"opted in by {describe(workload.ref, mark)}", "info", renamed))
+    scanned.hashed.sort(key=lambda h: h.res.index)
+    return out
+
+
+def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) -> str | None:
+    """Why a mark does not opt this object in, when something with more say decides otherwise."""
+    if target.index in scanned.declined:
+        return f'its own {OPT_IN}: "false" wins'
+    if target.kind not in config.kinds:
+        return (f"the function config's kinds ({', '.join(sorted(config.kinds))}) leave {target.kind}s out; add "
+                f"{target.kind} to kinds to hash it")
+    return skips(mark, target)
+
+
+def _missing(workload: Resource, mark: Mark, kind: str, name: str) -> Result:
+    keep = {"reloader": "Reloader", "autoreload": "the Kyverno policy"}.get(mark.tool)
+    fix = f"keep {keep} for it, or render it with the rest" if keep else "render it with the rest"
+    return Result(f"{mark.annotation} asks to roll for {kind} {name}, which is not in this render: krmfn cannot "
+                  f"roll {workload.kind} {workload.name} when it changes; {fix}", "warning", workload.ref,
+                  f"metadata.annotations[{mark.annotation}]")
+
+
+def _unreferenced(workload: Resource, mark: Mark, target: Resource) -> Result:
+    return Result(f"{mark.annotation} names {target.kind} {target.name}, but the {workload.kind}'s pod template does "
+                  f"not reference it: its new name will not roll {workload.kind} {workload.name}", "warning",
+                  workload.ref, f"metadata.annotations[{mark.annotation}]")

@@ -1,0 +1,80 @@
+"""Which object of a renamed kind a reference means: kustomize's namespace rules, and re-runs.
+
+A reference names an object by its current name (exact), by the name before hashing (the
+family: a first run), or by an older hashed name of the family (stale: its data changed). In
+a namespaced referrer only objects of its own namespace count; empty and ``default`` are the
+same, as in kustomize; a cluster-scoped referrer may name one in any namespace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from krmfn.core import hashing
+from krmfn.core.scan import Hashed, Scanned
+from krmfn.document.resource import Resource
+
+# Kinds without a namespace: their references may name an object in any namespace.
+CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "Namespace", "StorageClass",
+                            "PersistentVolume", "ClusterTriggerAuthentication"})
+
+
+def same_namespace(a: str, b: str) -> bool:
+    """kustomize's rule: an empty namespace and ``default`` are the same."""
+    return (a or "default") == (b or "default")
+
+
+@dataclass(repr=False, eq=False)
+class Index:
+    """Objects of the renamed kinds in the input, by the names a reference may use for them."""
+
+    by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name)
+    by_original: dict[tuple[str, str], list[Hashed]]  # by (kind, original name)
+    hashed_of: dict[int, Hashed]  # by item index
+    stale: re.Pattern[str]
+    # Answers by (name, the namespace to look in: None for any): a workload names the same
+    # ConfigMap several times, and several workloads name each ConfigMap.
+    _memo: dict[tuple[str, str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
+
+    def candidates(self, kind: str, name: str, referrer: Resource,
+                   namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
+        """Objects of ``kind`` a reference to ``name`` may mean. ``namespace``: the one the
+        reference names itself, else the referrer's rules apply."""
+        if namespace is None and referrer.kind not in CLUSTER_SCOPED:
+            namespace = referrer.namespace
+        key = (kind, name, None if namespace is None else namespace or "default")
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._candidates(kind, name, key[2])
+        return found
+
+    @classmethod
+    def of(cls, scanned: Scanned, algorithm: str) -> Index:
+        by_name: dict[tuple[str, str], list[Resource]] = {}
+        for res in scanned.renamed:
+            by_name.setdefault((res.kind, res.name), []).append(res)
+        index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"))
+        for h in scanned.hashed:
+            index.add(h)
+        return index
+
+    def add(self, h: Hashed) -> None:
+        """One more hashed object (a workload's mark opted it in): earlier answers may change."""
+        self.by_original.setdefault((h.res.kind, h.original), []).append(h)
+        self.hashed_of[h.res.index] = h
+        self._memo.clear()
+
+    def _candidates(self, kind: str, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
+        def ok(r: Resource) -> bool:
+            return namespace is None or same_namespace(r.namespace, namespace)
+
+        exact = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
+        if exact:
+            return [(r, self.hashed_of.get(r.index)) for r in exact]
+        family = [h for h in self.by_original.get((kind, name), ()) if ok(h.res)]
+        if not family:
+            m = self.stale.match(name)
+            if m:
+                family = [h for h in self.by_original.get((kind, m.group(1)), ()) if ok(h.res)]
+        return [(h.res, h) for h in family]
