@@ -15,7 +15,7 @@ from krmfn.core.kinds import BY_KIND
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
-from krmfn.core.scan import Scanned, hash_object, original_name
+from krmfn.core.scan import Reference, Scanned, hash_object, original_name
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
@@ -61,7 +61,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                                            f"give the {kind}s distinct names or namespaces", workload.ref,
                                            f"metadata.annotations[{mark.annotation}]")
                 target, hashed = found[0]
-                if mark.name is not None and not any(r.kind == kind and r.name == name for r in refs):
+                if mark.name is not None and not _references(index, workload, refs, target):
                     results.append(_unreferenced(workload, mark, target))
                 if hashed is not None:
                     continue
@@ -84,6 +84,12 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
     return out
 
 
+def _references(index: Index, workload: Resource, refs: list[Reference], target: Resource) -> bool:
+    """Whether one of the workload's references means ``target`` (by its name or its family's)."""
+    return any(r.kind == target.kind and any(c.index == target.index for c, _ in
+                                             index.candidates(r.kind, r.name, workload, r.namespace)) for r in refs)
+
+
 def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) -> str | None:
     """Why a mark does not opt this object in, when something with more say decides otherwise."""
     if target.index in scanned.declined:
@@ -103,6 +109,6 @@ def _missing(workload: Resource, mark: Mark, kind: str, name: str) -> Result:
 
 
 def _unreferenced(workload: Resource, mark: Mark, target: Resource) -> Result:
-    return Result(f"{mark.annotation} names {target.kind} {target.name}, but the {workload.kind}'s pod template does "
+    return Result(f"{mark.annotation} names {target.kind} {mark.name}, but the {workload.kind}'s pod template does "
                   f"not reference it: its new name will not roll {workload.kind} {workload.name}", "warning",
                   workload.ref, f"metadata.annotations[{mark.annotation}]")

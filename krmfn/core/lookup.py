@@ -30,16 +30,38 @@ class Index:
     """Objects of the renamed kinds in the input, by the names a reference may use for them."""
 
     by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name)
-    by_original: dict[tuple[str, str], list[Hashed]]  # by (kind, original name)
+    # By (kind, family name): hashed objects, and objects that record a family in their
+    # original-name annotation but are not hashed (yet): by item index, in input order.
+    by_family: dict[tuple[str, str], dict[int, Resource]]
     hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
     # Answers by (name, the namespace to look in: None for any): a workload names the same
     # ConfigMap several times, and several workloads name each ConfigMap.
     _memo: dict[tuple[str, str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, scanned: Scanned, algorithm: str) -> Index:
+        by_name: dict[tuple[str, str], list[Resource]] = {}
+        for res in scanned.renamed:
+            by_name.setdefault((res.kind, res.name), []).append(res)
+        index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"))
+        for item, family in scanned.families.items():
+            res = scanned.resources[item]
+            index.by_family.setdefault((res.kind, family), {})[item] = res
+        for h in scanned.hashed:
+            index.add(h)
+        return index
+
+    def add(self, h: Hashed) -> None:
+        """One more hashed object (a workload's mark opted it in): earlier answers may change."""
+        self.by_family.setdefault((h.res.kind, h.original), {})[h.res.index] = h.res
+        self.hashed_of[h.res.index] = h
+        self._memo.clear()
+
     def candidates(self, kind: str, name: str, referrer: Resource,
                    namespace: str | None = None) -> list[tuple[Resource, Hashed | None]]:
-        """Objects of ``kind`` a reference to ``name`` may mean. ``namespace``: the one the
+        """Objects of ``kind`` a reference to ``name`` may mean: by that name, else by the family
+        it names (its name before hashing, or an older hashed name). ``namespace``: the one the
         reference names itself, else the referrer's rules apply."""
         if namespace is None and referrer.kind not in CLUSTER_SCOPED:
             namespace = referrer.namespace
@@ -49,32 +71,16 @@ class Index:
             found = self._memo[key] = self._candidates(kind, name, key[2])
         return found
 
-    @classmethod
-    def of(cls, scanned: Scanned, algorithm: str) -> Index:
-        by_name: dict[tuple[str, str], list[Resource]] = {}
-        for res in scanned.renamed:
-            by_name.setdefault((res.kind, res.name), []).append(res)
-        index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"))
-        for h in scanned.hashed:
-            index.add(h)
-        return index
-
-    def add(self, h: Hashed) -> None:
-        """One more hashed object (a workload's mark opted it in): earlier answers may change."""
-        self.by_original.setdefault((h.res.kind, h.original), []).append(h)
-        self.hashed_of[h.res.index] = h
-        self._memo.clear()
-
     def _candidates(self, kind: str, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
         def ok(r: Resource) -> bool:
             return namespace is None or same_namespace(r.namespace, namespace)
 
-        exact = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
-        if exact:
-            return [(r, self.hashed_of.get(r.index)) for r in exact]
-        family = [h for h in self.by_original.get((kind, name), ()) if ok(h.res)]
-        if not family:
+        found = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
+        if not found:
+            found = [r for r in self.by_family.get((kind, name), {}).values() if ok(r)]
+        if not found:
             m = self.stale.match(name)
             if m:
-                family = [h for h in self.by_original.get((kind, m.group(1)), ()) if ok(h.res)]
-        return [(h.res, h) for h in family]
+                found = [r for r in self.by_family.get((kind, m.group(1)), {}).values() if ok(r)]
+        return [(r, self.hashed_of.get(r.index)) for r in found]
+

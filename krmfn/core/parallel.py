@@ -46,6 +46,9 @@ class _Packed:
     hashed: list[tuple[int, str, str, list | None]]
     references: dict
     results: list
+    declined: set[int]
+    families: dict[int, str]
+    marks: dict
 
 
 def _pack(s: Scanned) -> _Packed:
@@ -55,7 +58,7 @@ def _pack(s: Scanned) -> _Packed:
         [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
         {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind) for r in refs]  # tuples pickle fast
          for i, refs in s.references.items()},
-        s.results)
+        s.results, s.declined, s.families, s.marks)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
@@ -63,12 +66,14 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
                  for i, node, api, kind, name, ns, meta in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, edits=edits) for i, original, new, edits in p.hashed],
-                   {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results)
+                   {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
+                   p.declined, p.families, p.marks)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
     return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
-                   {**a.references, **b.references}, a.results + b.results)
+                   {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
+                   {**a.families, **b.families}, {**a.marks, **b.marks})
 
 
 def _read_all(fd: int) -> bytes:

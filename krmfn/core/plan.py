@@ -85,8 +85,14 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 raise ReferenceProblem(f"the reference to {ref.kind} {ref.name!r} is ambiguous: it could mean {both}; "
                                        f"give the {ref.kind}s distinct names or namespaces", res.ref,
                                        _where(res, ref.node))
-            target = candidates[0][1]
+            found, target = candidates[0]
             if target is None:
+                if found.name != ref.name:  # named by its family: krmfn renamed it before, not this time
+                    results.append(Result(
+                        f"references {ref.kind} {ref.name}, which the input holds as {found.name} (krmfn renamed it "
+                        f"before) but does not opt in now: this name is left unchanged and names no object. Opt "
+                        f"{found.name} in again, or reference it by its current name", "warning", res.ref,
+                        _where(res, ref.node)))
                 continue
             if ref.name != target.new_name:
                 rewrites.setdefault(item, []).append((ref, target))

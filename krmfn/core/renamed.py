@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME, family_label, merge_annotation
 from krmfn.document.resource import Resource
-from krmfn.document.textedit import Edit, key_column, map_edits
+from krmfn.document.textedit import Edit, content_end, key_column, map_edits
 
 
 def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -60,7 +60,7 @@ def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[s
         edits += more
     immutable = doc.get_b(res.node, b"immutable")
     if immutable is None:  # last: at the item's end, after any lines added to a map that ends there too
-        edits.append((len(source), "", f"{' ' * root}immutable: true\n"))
+        edits.append((content_end(source, root), "", f"{' ' * root}immutable: true\n"))
     elif not (doc.is_plain(immutable) and doc.str(immutable) == "true"):
         if not doc.is_plain(immutable):
             return None

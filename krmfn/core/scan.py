@@ -65,6 +65,9 @@ class Scanned:
     references: dict[int, list[Reference]] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
     declined: set[int] = field(default_factory=set)  # objects whose own annotation says "false"
+    # Objects not hashed (yet) whose name is a hashed name of the family they record: a mark
+    # names them by that family name (item index -> the family name).
+    families: dict[int, str] = field(default_factory=dict)
     marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
 
 
@@ -167,6 +170,8 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     original = original_name(res)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
+        if original != res.name:
+            out.families[res.index] = original
         return
     if not choice:
         out.declined.add(res.index)

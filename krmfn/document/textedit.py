@@ -82,6 +82,21 @@ def end_of_line(source: bytes, offset: int) -> int | None:
     return None if end < 0 else end + 1
 
 
+def content_end(source: bytes, column: int) -> int:
+    """Where an item's own lines end: before the comment lines that trail it at or left of its
+    keys' ``column`` (a comment about the next item, which the split gave to this one). A
+    deeper ``#`` line may be a block scalar's content, and a blank line may be one too: both stay."""
+    end = len(source)
+    while end:
+        start = source.rfind(b"\n", 0, end - 1) + 1
+        line = source[start:end]
+        text = line.lstrip(b" ")
+        if not text.startswith(b"#") or len(line) - len(text) > column:
+            break
+        end = start
+    return end
+
+
 # --- edits located with the item's tree -----------------------------------------------------
 
 def one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
@@ -140,4 +155,5 @@ def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, 
     return edits
 
 
-__all__ = ["Edit", "end_of_line", "entry_end", "key_column", "line_start", "map_edits", "one_line_end", "splice"]
+__all__ = ["Edit", "content_end", "end_of_line", "entry_end", "key_column", "line_start", "map_edits", "one_line_end",
+           "splice"]

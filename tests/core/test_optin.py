@@ -275,3 +275,24 @@ def test_unknown_honor_entry_is_a_config_error():
     out = run(resource_list(cm(), config(honor=["reloader", "flux"])))
     assert exit_code(out) == 1
     assert "unknown mark 'flux'" in out.results[0].message
+
+
+def test_a_rerun_finds_named_objects_by_the_family_they_record():
+    text = cm("app") + cm("flags") + deployment({"configmap.reloader.stakater.com/reload": "app,flags"}, secrets=())
+    out = run(resource_list(text, RELOADER))
+    assert hashed(out, "ConfigMap", "flags")
+    again = run(out.text)
+    assert again.text == out.text
+    assert not [r for r in again.results if "not in this render" in r.message]
+
+
+def test_a_reference_to_a_family_not_opted_in_any_more_is_a_warning():
+    out = run(resource_list(cm() + deployment({"krmfn.dev/content-hash": "true"}, secrets=())))
+    hashed_cm = yaml.safe_load(out.text)["items"][0]
+    name = hashed_cm["metadata"]["name"]
+    # The workload drops its mark and names the ConfigMap by its old name again.
+    later = resource_list(yaml.safe_dump([hashed_cm], sort_keys=False) + deployment(secrets=()))
+    again = run(later)
+    assert exit_code(again) == 0
+    (warning,) = [r for r in again.results if r.severity == "warning" and "krmfn renamed it before" in r.message]
+    assert f"holds as {name}" in warning.message and warning.resource.kind == "Deployment"

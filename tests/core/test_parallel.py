@@ -41,3 +41,22 @@ def test_an_error_in_the_childs_half_is_reported_as_one_process_reports_it(monke
                                           ([3, 3, 3, 3], 2), ([5, 1, 1, 1, 1, 1], 1)])
 def test_the_cut_halves_the_text_not_the_count(sizes, middle):
     assert parallel._middle(sizes) == middle
+
+
+def test_marks_opt_outs_and_families_cross_from_the_childs_half(monkeypatch):
+    """What the plan needs beyond names and hashes (workload marks, an object's own "false", a
+    family recorded by a previous run) comes back from the child too."""
+    head, items = BIG.split(b"\nitems:\n", 1)
+    extra = (b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: late\n  data: {k: v}\n"
+             b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kept\n    annotations:\n"
+             b"      krmfn.dev/content-hash: \"false\"\n  data: {k: v}\n"
+             b"- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: marked\n    annotations:\n"
+             b"      krmfn.dev/content-hash: \"true\"\n  spec:\n    template:\n      spec:\n        containers:\n"
+             b"        - name: c\n          envFrom: [{configMapRef: {name: late}}, {configMapRef: {name: kept}}]\n")
+    data = head + b"\nitems:\n" + items + extra  # at the end: in the child's half
+    one, two = _run(data, False, monkeypatch), _run(data, True, monkeypatch)
+    assert exit_code(one) == exit_code(two) == 0
+    assert two.stdout == one.stdout
+    assert b"opted in by Deployment/marked" in one.stdout and b"own krmfn.dev/content-hash:" in one.stdout
+    again_one, again_two = _run(one.stdout, False, monkeypatch), _run(one.stdout, True, monkeypatch)
+    assert again_two.stdout == again_one.stdout == one.stdout

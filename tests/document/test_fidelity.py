@@ -294,3 +294,27 @@ def test_configmap_comments_survive_the_rename():
     for comment in ("# the API", "# who it is", "# opted in", "# settings", "# not a comment: part of the script"):
         assert comment in out
     assert yaml.safe_load(out)["items"][0]["data"]["script"] == "echo hi\n# not a comment: part of the script\n\n"
+
+
+def test_immutable_goes_before_a_comment_about_the_next_item():
+    text = LIST_HEAD + """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+  data:
+    run.sh: |
+      # a comment inside the script
+      echo hi
+# The workload that mounts it:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p}
+  spec: {containers: [{name: c, image: i, envFrom: [{configMapRef: {name: app}}]}]}
+"""
+    out = run(text).text
+    assert "      echo hi\n  immutable: true\n# The workload that mounts it:\n- apiVersion: v1\n" in out
+    assert yaml.safe_load(out)["items"][0]["data"]["run.sh"] == "# a comment inside the script\necho hi\n"
+    assert run(out).text == out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn.document.textedit import key_column, map_edits, splice
+from krmfn.document.textedit import content_end, key_column, map_edits, splice
 from krmfn.document.tree import Doc
 
 TEXT = b'a: old\nb: "old"\nc: \'old\'\nd:\n  e: x\n'
@@ -70,3 +70,10 @@ def test_a_changed_value_is_replaced_and_an_equal_one_left_alone():
                                   b"metadata:\n  name: app\n  labels:\n    note: |\n      two\n      lines\n"])
 def test_what_a_line_cannot_be_added_to_is_refused(text):
     assert _map_edits(text, "labels", {"krmfn.dev/family": "app"}) is None
+
+
+def test_content_end_stops_before_comments_about_the_next_item():
+    item = b"- kind: ConfigMap\n  data:\n    s: |\n      # part of the script\n\n# about the next item\n"
+    assert item[:content_end(item, 2)] == b"- kind: ConfigMap\n  data:\n    s: |\n      # part of the script\n\n"
+    assert content_end(b"- a: 1\n  # indented as a key: trailing\n", 2) == len(b"- a: 1\n")
+    assert content_end(b"- a: 1\n", 2) == len(b"- a: 1\n")
