@@ -20,9 +20,9 @@ IMAGE = f"localhost/krmfn:{__version__}"
 # Examples and the test files that run them; quickstart, custom-resources and gc-cronjob have their own.
 COVERED = {
     "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
-    "helm": "test_helm.py", "flux": "test_flux.py",
+    "helm": "test_helm.py", "helm-reloader": "test_helm.py", "flux": "test_flux.py",
 }
-OTHERS = {"quickstart", "custom-resources", "gc-cronjob"}
+OTHERS = {"quickstart", "custom-resources", "opt-in", "gc-cronjob"}
 
 
 def test_every_example_is_run_by_a_test() -> None:

@@ -499,3 +499,33 @@ def test_helm4_install_and_upgrade(helm4: str, cluster: tuple[Cluster, Path], tm
     assert state.names("configmaps") == {first, second}
     deployment = state.objects[("default", "deployments", "api")]
     assert deployment["spec"]["template"]["spec"]["volumes"][0]["configMap"]["name"] == second
+
+
+# --- a chart written for Reloader (examples/helm-reloader) ------------------------------------
+
+RELOADER = EXAMPLES / "helm-reloader"
+RELOADER_ENV = {"KRMFN_HONOR": "reloader", "KRMFN_KINDS": "ConfigMap,Secret"}
+
+
+def test_reloader_chart_through_the_post_renderer_fixture(tmp_path: Path) -> None:
+    """Reloader's annotation, set from the chart's values, opts in the ConfigMap and the Secret."""
+    done = krmfn(["helm"], (RELOADER / "rendered.yaml").read_bytes(), tmp_path, **RELOADER_ENV)
+    assert done.returncode == 0, done.stderr
+    expect_bytes(RELOADER / "expected.yaml", done.stdout)
+    secret, cm, deploy = docs(done.stdout)
+    env = deploy["spec"]["template"]["spec"]["containers"][0]["envFrom"]
+    assert env == [{"configMapRef": {"name": cm["metadata"]["name"]}}, {"secretRef": {"name": secret["metadata"]["name"]}}]
+    assert cm["immutable"] and secret["immutable"]
+    # Without honor, the chart renders as it always did: Reloader's annotation is Reloader's.
+    plain = krmfn(["helm"], (RELOADER / "rendered.yaml").read_bytes(), tmp_path)
+    assert plain.returncode == 0 and plain.stdout == (RELOADER / "rendered.yaml").read_bytes()
+
+
+def test_helm3_renders_the_reloader_chart_through_krmfn(helm3: str, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    env = {**helm_env(tmp_path, bin_dir), **RELOADER_ENV}
+    done = run([helm3, "template", "worker", str(RELOADER / "worker"), "--post-renderer", "krmfn",
+                "--post-renderer-args", "helm"], env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (RELOADER / "expected.yaml").read_text()
