@@ -49,7 +49,8 @@ def test_catalog_metadata() -> None:
         pkg = REPO / path
         assert (pkg / "Kptfile").exists() and (pkg / ".expected" / "config.yaml").exists(), path
         assert ".expected" in (pkg / ".krmignore").read_text().split()
-    assert 'license = { text = "Apache-2.0" }' in (REPO / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in (REPO / "pyproject.toml").read_text()
+    assert (REPO / "LICENSE").read_text().split()[:3] == ["Apache", "License", "Version"]
     assert meta["license"] == "Apache-2.0"
 
 
