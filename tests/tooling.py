@@ -68,6 +68,20 @@ def copy_example(name: str, dst: Path) -> Path:
     return target
 
 
+def fresh_copy(dst: Path) -> Path:
+    """This work tree as a fresh clone of it would hold it: tracked files and untracked ones git does
+    not ignore (so that uncommitted work is tested), without .venv/, dist/, build/ or caches."""
+    files = run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+    assert files.returncode == 0, files.stderr
+    for name in filter(None, files.stdout.split("\0")):
+        source = REPO / name
+        if source.is_file():  # a file deleted but not yet staged is still listed
+            target = dst / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    return dst
+
+
 GIT = ["git", "-c", "user.name=krmfn-test", "-c", "user.email=test@krmfn.invalid", "-c", "commit.gpgsign=false",
        "-c", "init.defaultBranch=main"]
 
