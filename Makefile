@@ -1,9 +1,13 @@
-# The documented entry points (README: Install). Each is one script under
+# The documented entry points (README: Install, With kpt, With Helm). Each is one script under
 # .ci/, which says what it does and what it needs; CI and the tests run the same scripts.
 
 PYTHON ?= python3
 
-.PHONY: wheelhouse
+.PHONY: image wheelhouse helm
+
+# The container image, tagged localhost/krmfn:<version> (.ci/image.sh).
+image:
+	KRMFN_PYTHON=$(PYTHON) bash .ci/image.sh
 
 # dist/wheelhouse/: every wheel an offline pip or pipx install needs (.ci/wheels.sh here).
 wheelhouse:
