@@ -405,7 +405,15 @@ def test_help_documents_every_mode_and_option() -> None:
 
 
 def test_version() -> None:
-    assert out(cli(["--version"])) == f"krmfn {__version__}\n"
+    for argv in (["--version"], ["-V"], ["helm", "-V"], ["plugin", "--version"]):
+        assert out(cli(argv)) == f"krmfn {__version__}\n", argv
+
+
+def test_help_and_readme_give_the_same_exit_status() -> None:
+    from krmfn.cli.modes import EXIT_STATUS
+
+    assert EXIT_STATUS in out(cli(["--help"]))
+    assert f"```text\n{EXIT_STATUS}```" in (REPO / "README.md").read_text()
 
 
 def test_resource_list_mode_is_unchanged() -> None:
