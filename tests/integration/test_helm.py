@@ -199,6 +199,17 @@ def test_helm3_post_renderer_args(helm3: str, tmp_path: Path) -> None:
     assert done.stdout == EXPECTED.read_text()
 
 
+def test_helm3_without_post_renderer_args_is_told_to_add_them(helm3: str, tmp_path: Path) -> None:
+    """`--post-renderer krmfn` alone: Helm runs krmfn with no arguments, the function mode gets
+    Helm's stream, and the one line Helm shows points at --post-renderer-args helm."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    done = run([helm3, "template", "api", str(CHART), "--post-renderer", "krmfn"], env=helm_env(tmp_path, bin_dir))
+    assert done.returncode != 0 and done.stdout == ""
+    [line] = [x for x in done.stderr.splitlines() if "krmfn:" in x]
+    assert "Helm's rendered manifests" in line and line.endswith("--post-renderer krmfn --post-renderer-args helm")
+
+
 def test_helm3_installed_script(helm3: str, tmp_path: Path) -> None:
     """The script install-helm-plugin writes is a Helm 3 post-renderer as it is (Helm 3 passes no
     arguments); options come from the environment."""
