@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
-from krmfn.cli.parser import Parser
+from krmfn.cli.parser import Parser, comma_list
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.retention import FAMILY
 from krmfn.gc import planner as gc
@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     scope = src.add_mutually_exclusive_group()
     scope.add_argument("-n", "--namespace", help="only this namespace (default: kubectl's current one)")
     scope.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
-    src.add_argument("--skip-kind", type=_csv, action="extend", default=[], metavar="KIND[,KIND...]",
+    src.add_argument("--skip-kind", type=comma_list, action="extend", default=[], metavar="KIND[,KIND...]",
                      help="do not read this referrer kind (as gc names it in its error: replicaset, "
                           "rollout.argoproj.io): only if none of its objects can name a krmfn ConfigMap; repeatable")
     src.add_argument("--allow-no-referrers", action="store_true",
@@ -76,10 +76,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--now", type=_instant, help=argparse.SUPPRESS)  # tests: a fixed clock
     p.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     return p
-
-
-def _csv(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
 
 
 def _non_negative(text: str) -> int:

@@ -17,7 +17,7 @@ from krmfn.cli.files import Source, concatenate, find, run_files
 from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
-from krmfn.cli.parser import Parser
+from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.stream import run_stream
 from krmfn.core.config import read_config_file
 from krmfn.core.hashing import ALGORITHMS
@@ -65,23 +65,19 @@ exit status (krmfn gc has its own: krmfn gc --help):
 """
 
 
-def _csv(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
-
-
 def _add_options(p: argparse.ArgumentParser) -> None:
     """The function's options as flags: the same fields as functionConfig."""
     g = p.add_argument_group("function options (the functionConfig fields of the same names)")
     g.add_argument("--select", choices=("annotated", "all"),
                    help="annotated (default): hash ConfigMaps annotated krmfn.dev/content-hash: \"true\"; "
                         "all: every ConfigMap not opted out")
-    g.add_argument("--names", type=_csv, action="extend", metavar="NAME[,NAME...]",
+    g.add_argument("--names", type=comma_list, action="extend", metavar="NAME[,NAME...]",
                    help="also hash these ConfigMaps (by original name); repeatable")
     g.add_argument("--selector", "-l", metavar="SELECTOR",
                    help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
     g.add_argument("--algorithm", choices=ALGORITHMS,
                    help="kustomize (default): 10 characters, identical to configMapGenerator; sha256: 16 hex digits")
-    g.add_argument("--retention", type=_csv, action="extend", metavar="TARGET[,TARGET...]",
+    g.add_argument("--retention", type=comma_list, action="extend", metavar="TARGET[,TARGET...]",
                    help=f"add the annotations that keep old versions from pruning: {', '.join(RETENTION)}; repeatable")
     g.add_argument("--suffix-jobs", action=argparse.BooleanOptionalAction, default=None,
                    help="rename Jobs that name a hashed ConfigMap after it (a Job's pod template is immutable)")
@@ -257,7 +253,7 @@ def _helm(argv: list[str]) -> int:
                 setattr(args, key, env[key])
         for key in ("names", "retention"):
             if getattr(args, key) is None and key in env:
-                setattr(args, key, _csv(env[key]))
+                setattr(args, key, comma_list(env[key]))
         if args.suffix_jobs is None and "suffix_jobs" in env:
             args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
             if args.suffix_jobs is None:

@@ -23,3 +23,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(USAGE, f"{PREFIX}: {message} (see {self.prog} --help)\n")
+
+
+def comma_list(text: str) -> list[str]:
+    """A repeatable flag's value, ``a,b`` or ``a``: its items, blanks dropped."""
+    return [v.strip() for v in text.split(",") if v.strip()]
