@@ -15,8 +15,8 @@ A ConfigMap is kept when any of these holds, and deleted otherwise:
 
 Only ConfigMaps with the ``krmfn.dev/family`` label are ever considered. A read that holds
 krmfn ConfigMaps and no object of any referrer kind at all is refused unless allowed: it is
-far likelier a read that missed them (a file of ConfigMaps only, a wrong namespace) than a
-cluster where nothing uses any version, and every version but the newest would go.
+far likelier a read that missed them (a file of ConfigMaps only) than a cluster where nothing
+uses any version, and every version beyond the newest ``keep`` would go.
 """
 
 from __future__ import annotations
