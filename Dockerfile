@@ -1,15 +1,17 @@
 # krmfn as a containerised KRM function (kpt `--image`, kustomize `container:`).
 #
-# Offline build from local parts (what CI does; no registry is needed):
-#   .ci/docker-up.sh && .ci/base-image.sh && .ci/wheels.sh
-#   docker build --network none --build-arg BASE=krmfn-base:bookworm -t krmfn .
-# Elsewhere the default base is the public python:3.11-slim, with the same
-# dist/wheels/ prepared by .ci/wheels.sh.
+# Build it with `make image` (.ci/image.sh): it prepares dist/wheels/ on the host
+# (.ci/wheels.sh), picks the base (python:3.11-slim, or, where no registry is reachable, the
+# local krmfn-base:bookworm that .ci/base-image.sh builds from Debian packages), builds with
+# --network none, and tags localhost/krmfn:<version>, the name the examples use.
 #
-# Run:  docker run --rm -i --network none --read-only --user nobody krmfn < resourcelist.yaml
+# Run:  docker run --rm -i --network none --read-only localhost/krmfn:0.1.0 < resourcelist.yaml
 ARG BASE=python:3.11-slim
 
 FROM ${BASE} AS builder
+# The classic builder leaves this stage's image behind, untagged; .ci/image.sh removes it by this label.
+ARG KRMFN_BUILD=
+LABEL dev.krmfn.build=${KRMFN_BUILD}
 ENV PIP_NO_INDEX=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \

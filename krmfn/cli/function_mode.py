@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from krmfn.cli.guard import FAILED, OK, guarded, report
+from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.core.function import run_resource_list
 from krmfn.document.limits import Limits
 
@@ -17,7 +17,21 @@ def resource_list_mode(limits: Limits, debug: bool) -> int:
     """The KRM function itself: ResourceList in, ResourceList out (errors also on stderr)."""
 
     def run() -> int:
-        outcome = run_resource_list(sys.stdin.buffer.read(), limits)
+        stdin = sys.stdin.buffer
+        if stdin.isatty():  # a person trying krmfn, not an orchestrator: say so rather than wait
+            from krmfn.cli.hints import TERMINAL  # imported here, for start-up time: never on success
+
+            say(TERMINAL)
+            return USAGE
+        data = stdin.read()
+        outcome = run_resource_list(data, limits)
+        if outcome.failed and not outcome.pieces:  # not read as a ResourceList at all
+            from krmfn.cli.hints import not_a_resource_list  # imported here, for start-up time
+
+            hint = not_a_resource_list(data)
+            if hint is not None:
+                say(hint)
+                return FAILED
         report([r for r in outcome.results if r.severity == "error"], verbose=False)
         sys.stdout.buffer.writelines(outcome.pieces)
         sys.stdout.flush()

@@ -1,8 +1,9 @@
 """``krmfn gc``'s command line: read live state, plan (krmfn.gc.planner), print, and delete
 only with ``--apply``. Cluster access is krmfn.gc.kubectl's.
 
-Exit codes: 0 everything planned (and, with --apply, deleted); 1 at least one deletion
-failed; 2 bad arguments, unreadable live state, or kubectl could not read the cluster.
+Exit codes (EXIT_STATUS, in --help and the docs alike): 0 planned (and, with --apply,
+deleted); 1 at least one deletion failed; 2 bad arguments, unreadable live state, kubectl
+failing, or a read too thin to trust.
 """
 
 from __future__ import annotations
@@ -15,35 +16,63 @@ from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
+from krmfn.cli.parser import Parser, comma_list
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.retention import FAMILY
 from krmfn.gc import planner as gc
-from krmfn.gc.kubectl import Kubectl, Outcome, read_cluster
+from krmfn.gc.kubectl import Kubectl, Outcome, Referrers, read_cluster
 from krmfn.results import ConfigError, GcError
+
+EXIT_STATUS = """\
+exit status:
+  0  the plan was printed (with --apply: and every deletion in it was done)
+  1  at least one deletion failed (the others were still tried)
+  2  usage: bad arguments, a live-state file that cannot be read, kubectl failing or forbidden,
+     a read too thin to trust (see --allow-no-referrers, --skip-kind); or an internal error
+"""
+
+EPILOG = f"""\
+A dry run unless --apply: the plan is printed, one row per krmfn ConfigMap, and nothing is
+deleted. -f plans from a saved `kubectl get ... -o json` List instead of the cluster, and is
+always a dry run. Notes and errors go to stderr, one line each; stdout has only the plan.
+
+{EXIT_STATUS}"""
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="krmfn gc",
-        description="Delete old krmfn ConfigMaps that no rollback can need. A dry run unless --apply.",
+        usage="krmfn gc [-n NS | -A] [--keep N] [--min-age D] [-o table|json] [--apply]  |  krmfn gc -f FILE ...",
+        description="Delete old krmfn ConfigMaps that no rollback can need. Kept are those anything uses,\n"
+                    "the newest --keep of each family, and those younger than --min-age.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     src = p.add_argument_group("live state")
     src.add_argument("-f", "--filename", metavar="FILE",
-                     help="plan offline from a `kubectl get -o json|yaml` List ('-' for stdin)")
+                     help="plan offline from a `kubectl get -o json|yaml` List ('-' for stdin): a dry run, always")
     src.add_argument("--context", help="kubeconfig context")
     src.add_argument("--kubeconfig", help="kubeconfig file")
     src.add_argument("--kubectl", default="kubectl", help="kubectl binary (default: kubectl on PATH)")
     scope = src.add_mutually_exclusive_group()
-    scope.add_argument("-n", "--namespace", help="only this namespace")
+    scope.add_argument("-n", "--namespace", help="only this namespace (default: kubectl's current one)")
     scope.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
+    src.add_argument("--skip-kind", type=comma_list, action="extend", default=[], metavar="KIND[,KIND...]",
+                     help="do not read this referrer kind (as gc names it in its error: replicaset, "
+                          "rollout.argoproj.io): only if none of its objects can name a krmfn ConfigMap; repeatable")
+    src.add_argument("--allow-no-referrers", action="store_true",
+                     help="plan even when the live state holds krmfn ConfigMaps and no object of any kind that "
+                          "could use one (by default an error: such a read missed them, most likely)")
     p.add_argument("--function-config", metavar="FILE",
                    help="krmfn's functionConfig: its fieldSpecs name more referrer kinds")
     p.add_argument("--keep", type=_non_negative, default=5, metavar="N",
                    help="always keep the newest N of each family (default 5)")
     p.add_argument("--min-age", type=_duration, default="1h", metavar="DURATION",
                    help="always keep ConfigMaps younger than this (default 1h; e.g. 30m, 2d, 0)")
-    p.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    p.add_argument("--apply", action="store_true", help="delete; without it, only print the plan")
+    p.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                   help="table (default): a row per ConfigMap and a summary line; json: one object with "
+                        "every row, its referrers and, after --apply, each deletion's outcome")
+    p.add_argument("--apply", action="store_true", help="delete what the plan says; without it, only print the plan")
     p.add_argument("--now", type=_instant, help=argparse.SUPPRESS)  # tests: a fixed clock
     p.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     return p
@@ -101,6 +130,17 @@ def read_file(path: str) -> list[dict]:
     return gc.parse_list(data, path)
 
 
+def _skipped(names: list[str], resources: list[str]) -> frozenset[str]:
+    """The resource arguments --skip-kind names: as gc prints them, or by kind alone (any case)."""
+    out = set()
+    for name in names:
+        matched = [r for r in resources if name.lower() in (r, r.split(".")[0])]
+        if not matched:
+            raise GcError(f"--skip-kind {name} names no kind gc reads; it reads {', '.join(resources)}.")
+        out.update(matched)
+    return frozenset(out)
+
+
 def _kubectl(args: argparse.Namespace) -> Kubectl:
     binary = shutil.which(args.kubectl)
     if binary is None:
@@ -110,20 +150,24 @@ def _kubectl(args: argparse.Namespace) -> Kubectl:
 
 def print_table(rows: list[gc.Row], out: TextIO) -> None:
     header = ("NAMESPACE", "FAMILY", "NAME", "AGE", "VERDICT", "REASON")
-    cells = [header] + [(r.namespace, r.family, r.name, gc.format_duration(r.age), r.verdict, r.reason)
+    cells = [header] + [(r.namespace, r.family, r.name, gc.format_age(r.age), r.verdict, r.reason)
                         for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(header) - 1)]
     for c in cells:
         out.write("   ".join(v.ljust(w) for v, w in zip(c, widths)) + "   " + c[-1] + "\n")
 
 
-def _summary(plan: gc.Plan, applied: bool) -> str:
+def _summary(plan: gc.Plan, args: argparse.Namespace) -> str:
     n, total = len(plan.deletions), len(plan.rows)
     ignored = (f"; {plan.ignored} ConfigMap{'' if plan.ignored == 1 else 's'} without the {FAMILY} label left alone"
                if plan.ignored else "")
-    if applied:
+    if args.apply:
         return f"{n} of {total} krmfn ConfigMaps to delete{ignored}"
-    return f"dry run: {n} of {total} krmfn ConfigMaps would be deleted{ignored}; pass --apply to delete them"
+    if args.filename:
+        then = "; -f only plans: to delete them, run krmfn gc --apply against the cluster" if n else ""
+        return f"dry run from {args.filename}: {n} of {total} krmfn ConfigMaps would be deleted{ignored}{then}"
+    then = "; run again with --apply to delete them" if n else ""
+    return f"dry run: {n} of {total} krmfn ConfigMaps would be deleted{ignored}{then}"
 
 
 def _json(plan: gc.Plan, args: argparse.Namespace, now: datetime, outcomes: dict[int, Outcome]) -> str:
@@ -145,6 +189,8 @@ def _json(plan: gc.Plan, args: argparse.Namespace, now: datetime, outcomes: dict
 def run(args: argparse.Namespace) -> int:
     if args.apply and args.filename:
         raise GcError("--apply reads live state itself; -f is for offline planning only.")
+    if args.skip_kind and args.filename:
+        raise GcError("--skip-kind says what not to read from the cluster; with -f, leave those kinds out of the file.")
     table = gc.gc_table(_extra_specs(args.function_config))
     notes: list[str] = []
     kubectl = None if args.filename else _kubectl(args)
@@ -153,16 +199,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         scope = (["--all-namespaces"] if args.all_namespaces
                  else ["--namespace", args.namespace] if args.namespace else [])
-        objects = read_cluster(kubectl, scope, gc.referrer_resources(table), notes)
+        resources = gc.referrer_resources(table)
+        referrers = Referrers(resources, gc.required_resources(table), _skipped(args.skip_kind, resources))
+        objects = read_cluster(kubectl, scope, referrers, notes)
     now = args.now or datetime.now(UTC)
-    plan = gc.plan(objects, now, gc.Options(args.keep, args.min_age, args.namespace), table)
+    options = gc.Options(args.keep, args.min_age, args.namespace, args.allow_no_referrers)
+    plan = gc.plan(objects, now, options, table)
     plan.notes.extend(notes)
     for note in plan.notes:
-        say(note, "krmfn gc")
+        say(note)
     as_json = args.output == "json"
     if not as_json:
         print_table(plan.rows, sys.stdout)
-        sys.stdout.write(_summary(plan, args.apply) + "\n")
+        sys.stdout.write(_summary(plan, args) + "\n")
         sys.stdout.flush()
     outcomes: dict[int, Outcome] = {}
     if args.apply and kubectl is not None:
@@ -177,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(_json(plan, args, now, outcomes))
     failed = [o for o in outcomes.values() if not o.ok]
     if failed:
-        say(f"{len(failed)} of {len(outcomes)} deletions failed", "krmfn gc")
+        say(f"{len(failed)} of {len(outcomes)} deletions failed")
         return FAILED
     return OK
 
@@ -187,4 +236,4 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed usage or help
         return exc.code if isinstance(exc.code, int) else USAGE
-    return guarded(lambda: run(args), args.debug, prefix="krmfn gc")
+    return guarded(lambda: run(args), args.debug)

@@ -2,6 +2,7 @@
 
 Why one place: every mode (the function, files, streams, Helm, plugins, gc) must answer a
 bad input the same way: one plain sentence per error, no traceback, a documented exit code.
+Every line krmfn writes to stderr starts with ``krmfn:``, whichever mode wrote it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from krmfn.results import ConfigError, GcError, KrmfnError, Result, has_errors
 
 OK = 0  # success
 FAILED = 1  # the function reported an error result (nothing was written); gc: a deletion failed
-USAGE = 2  # bad arguments, options, files or live state; or an internal error
+USAGE = 2  # bad arguments, options, files or live state, nothing piped in; or an internal error
+PREFIX = "krmfn"  # of every stderr line, in every mode
 
 
 def exit_code(results: list[Result]) -> int:
@@ -24,15 +26,15 @@ def exit_code(results: list[Result]) -> int:
     return FAILED if has_errors(results) else OK
 
 
-def report(results: list[Result], verbose: bool, prefix: str = "krmfn") -> None:
+def report(results: list[Result], verbose: bool) -> None:
     """Errors and warnings on stderr, one line each; infos too when verbose."""
     for r in results:
         if r.severity != "info" or verbose:
-            sys.stderr.write(f"{prefix}: {r}\n")
+            sys.stderr.write(f"{PREFIX}: {r}\n")
 
 
-def say(message: str, prefix: str = "krmfn") -> None:
-    sys.stderr.write(f"{prefix}: {message}\n")
+def say(message: str) -> None:
+    sys.stderr.write(f"{PREFIX}: {message}\n")
 
 
 class _Descriptor(io.TextIOBase):
@@ -79,7 +81,7 @@ def quiet_stderr() -> Iterator[None]:
         os.close(read_end)
 
 
-def guarded(run: Callable[[], int], debug: bool, prefix: str = "krmfn") -> int:
+def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run a mode: rapidyaml kept quiet, krmfn's errors as one sentence each, bugs as one sentence.
 
     ConfigError and GcError (bad arguments, options, files, live state) exit USAGE; other
@@ -90,16 +92,16 @@ def guarded(run: Callable[[], int], debug: bool, prefix: str = "krmfn") -> int:
         with quiet_stderr():
             return run()
     except (ConfigError, GcError) as exc:
-        say(exc.message, prefix)
+        say(exc.message)
         return USAGE
     except KrmfnError as exc:
-        report(exc.results, verbose=False, prefix=prefix)
+        report(exc.results, verbose=False)
         return FAILED
     except OSError as exc:
-        say(f"{exc.filename or 'a file'}: {exc.strerror}", prefix)
+        say(f"{exc.filename or 'a file'}: {exc.strerror}")
         return USAGE
     except Exception as exc:
         if debug:
             raise
-        say(f"internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it", prefix)
+        say(f"internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it")
         return USAGE

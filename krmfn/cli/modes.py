@@ -11,14 +11,13 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
 
-from krmfn import __version__
 from krmfn.cli import installers as plugin
 from krmfn.cli.files import Source, concatenate, find, run_files
 from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
+from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.stream import run_stream
 from krmfn.core.config import read_config_file
 from krmfn.core.hashing import ALGORITHMS
@@ -56,19 +55,15 @@ environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECT
   KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_FIELD_SPECS, KRMFN_CONFIG,
   KRMFN_MAX_INPUT_SIZE.
 
-exit status: 0 success; 1 the function reported an error (nothing is written); 2 bad arguments.
 """
 
-
-class _Parser(argparse.ArgumentParser):
-    """Argument errors as one sentence on stderr, not a usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE, f"krmfn: {message} (see {self.prog} --help)\n")
-
-
-def _csv(text: str) -> list[str]:
-    return [v.strip() for v in text.split(",") if v.strip()]
+# In --help and in the README alike (a test keeps them the same).
+EXIT_STATUS = """\
+exit status (krmfn gc has its own: krmfn gc --help):
+  0  success
+  1  the function reported an error in the input; nothing was written
+  2  usage: bad arguments, options or files, nothing piped in; or an internal error
+"""
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
@@ -77,18 +72,18 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--select", choices=("annotated", "all"),
                    help="annotated (default): hash ConfigMaps annotated krmfn.dev/content-hash: \"true\"; "
                         "all: every ConfigMap not opted out")
-    g.add_argument("--names", type=_csv, action="extend", metavar="NAME[,NAME...]",
+    g.add_argument("--names", type=comma_list, action="extend", metavar="NAME[,NAME...]",
                    help="also hash these ConfigMaps (by original name); repeatable")
     g.add_argument("--selector", "-l", metavar="SELECTOR",
                    help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
-    g.add_argument("--kinds", type=_csv, action="extend", metavar="KIND[,KIND...]",
+    g.add_argument("--kinds", type=comma_list, action="extend", metavar="KIND[,KIND...]",
                    help="the kinds --select, --names and --selector reach: ConfigMap (default), Secret; repeatable")
-    g.add_argument("--honor", type=_csv, action="extend", metavar="TOOL[,TOOL...]",
+    g.add_argument("--honor", type=comma_list, action="extend", metavar="TOOL[,TOOL...]",
                    help="also opt in what these tools' workload annotations name: reloader (Stakater Reloader), "
                         "autoreload (the Kyverno autoreload policy); repeatable")
     g.add_argument("--algorithm", choices=ALGORITHMS,
                    help="kustomize (default): 10 characters, identical to configMapGenerator; sha256: 16 hex digits")
-    g.add_argument("--retention", type=_csv, action="extend", metavar="TARGET[,TARGET...]",
+    g.add_argument("--retention", type=comma_list, action="extend", metavar="TARGET[,TARGET...]",
                    help=f"add the annotations that keep old versions from pruning: {', '.join(RETENTION)}; repeatable")
     g.add_argument("--suffix-jobs", action=argparse.BooleanOptionalAction, default=None,
                    help="rename Jobs that name a hashed ConfigMap after it (a Job's pod template is immutable)")
@@ -113,16 +108,15 @@ def _size(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="krmfn",
         usage="krmfn [OPTIONS] [FILE|DIR ...]  |  krmfn {helm,plugin,install-kustomize-plugin,"
               "install-helm-plugin,gc} ...",
         description="Content-hash ConfigMap names, make them immutable, and rewrite every reference. "
                     "With no arguments, reads a KRM ResourceList on stdin and writes one on stdout.",
-        epilog=MODES,
+        epilog=f"{MODES}\n{EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"krmfn {__version__}")
     p.add_argument("paths", nargs="*", metavar="FILE|DIR", help="manifest files or directories to transform")
     p.add_argument("--stream", action="store_true", help="read a plain multi-document YAML stream on stdin")
     p.add_argument("--in-place", "-i", action="store_true", help="with FILE|DIR: write changed files back")
@@ -131,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _mode_parser(mode: str, usage: str, description: str) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"krmfn {mode}", usage=usage, description=description)
+    p = Parser(prog=f"krmfn {mode}", usage=usage, description=description)
     _add_options(p)
     return p
 
@@ -221,7 +215,7 @@ def _files(args: argparse.Namespace) -> int:
     report(outcome.results, args.verbose)
     if args.verbose:
         for path in outcome.skipped:
-            sys.stderr.write(f"krmfn: skipped {path}: not Kubernetes objects\n")
+            say(f"skipped {path}: not Kubernetes objects")
     if outcome.failed:
         return FAILED
     if not args.in_place:
@@ -233,7 +227,7 @@ def _files(args: argparse.Namespace) -> int:
         if text != before[path]:
             _replace(Path(path), text)
             if args.verbose:
-                sys.stderr.write(f"krmfn: wrote {path}\n")
+                say(f"wrote {path}")
     return OK
 
 
@@ -266,7 +260,7 @@ def _helm(argv: list[str]) -> int:
                 setattr(args, key, env[key])
         for key in ("names", "retention", "kinds", "honor"):
             if getattr(args, key) is None and key in env:
-                setattr(args, key, _csv(env[key]))
+                setattr(args, key, comma_list(env[key]))
         if args.suffix_jobs is None and "suffix_jobs" in env:
             args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
             if args.suffix_jobs is None:
@@ -303,7 +297,7 @@ def _install(files: list[plugin.File], target: Path) -> int:
 
 
 def _install_kustomize(argv: list[str]) -> int:
-    p = _Parser(prog="krmfn install-kustomize-plugin", description=(
+    p = Parser(prog="krmfn install-kustomize-plugin", description=(
         "Write kustomize's legacy exec plugin for kind ContentHash, a script that runs `krmfn plugin`, to "
         "DIR/fn.krmfn.dev/v1alpha1/contenthash/ContentHash; then use it with "
         "`kubectl kustomize --enable-alpha-plugins` and KUSTOMIZE_PLUGIN_HOME=DIR."))
@@ -316,7 +310,7 @@ def _install_kustomize(argv: list[str]) -> int:
 
 
 def _install_helm(argv: list[str]) -> int:
-    p = _Parser(prog="krmfn install-helm-plugin", description=(
+    p = Parser(prog="krmfn install-helm-plugin", description=(
         "Write a Helm post-renderer plugin to DIR: plugin.yaml (Helm 4: `helm plugin install DIR`, then "
         "`--post-renderer krmfn`) and the script krmfn-post-renderer (Helm 3: `--post-renderer "
         "DIR/krmfn-post-renderer`)."))

@@ -5,7 +5,9 @@ service account work unchanged, and krmfn needs no dependency for them.
 
 - reading: one ``kubectl get <resource> -o json`` per resource type, ConfigMaps first
   (``-l krmfn.dev/family``), then every referrer kind of the reference table; a custom
-  resource whose CRD is not installed is skipped with a note;
+  resource whose CRD is not installed is skipped with a note. Any other kind that cannot be
+  read (forbidden, not served, kubectl failing) stops gc before it deletes anything, unless
+  the user named it with ``--skip-kind``, which is not read at all;
 - deleting: ``kubectl delete --raw /api/v1/namespaces/NS/configmaps/NAME -f -`` with a
   ``DeleteOptions`` body carrying ``preconditions: {uid, resourceVersion}`` on stdin, one
   object at a time, so the API server refuses to delete an object that changed or was
@@ -96,8 +98,16 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def read_cluster(kubectl: Kubectl, scope: list[str], table_resources: list[str],
-                 notes: list[str]) -> list[dict]:
+@dataclass(frozen=True)
+class Referrers:
+    """The referrer kinds to read: every one, those Kubernetes itself serves, and those not to read."""
+
+    resources: list[str]
+    required: set[str]
+    skip: frozenset[str] = frozenset()
+
+
+def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes: list[str]) -> list[dict]:
     """The renamed kinds first: an object created after this read is not seen, so never deleted."""
     objects: list[dict] = []
     for kind in RENAMED:
@@ -106,12 +116,24 @@ def read_cluster(kubectl: Kubectl, scope: list[str], table_resources: list[str],
             raise GcError(f"the cluster has no {kind.plural} resource type.")
         objects.extend(managed)
     unserved = []
-    for resource in table_resources:
-        items = kubectl.get(resource, scope)
+    for resource in referrers.resources:
+        if resource in referrers.skip:
+            continue
+        try:
+            items = kubectl.get(resource, scope)
+        except GcError as exc:
+            raise GcError(f"{exc.message}; let gc list {resource}, or pass --skip-kind {resource} if none of its "
+                          "objects can name a krmfn ConfigMap.") from None
+        if items is None and resource in referrers.required:
+            raise GcError(f"the cluster does not serve {resource}, which every Kubernetes API server does: check "
+                          f"--context and --kubeconfig, or pass --skip-kind {resource}.")
         if items is None:
             unserved.append(resource)
             continue
         objects.extend(items)
     if unserved:  # one line: most clusters serve few of the table's custom resources
         notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
+    if referrers.skip:
+        skipped = [r for r in referrers.resources if r in referrers.skip]
+        notes.append(f"not read, as --skip-kind asked: {', '.join(skipped)}")
     return objects

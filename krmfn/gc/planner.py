@@ -13,7 +13,10 @@ A ConfigMap is kept when any of these holds, and deleted otherwise:
 - it is among the newest ``keep`` of its family, by creationTimestamp;
 - it is younger than ``min_age`` (a render just applied, its workload not yet rolled).
 
-Only ConfigMaps with the ``krmfn.dev/family`` label are ever considered.
+Only ConfigMaps with the ``krmfn.dev/family`` label are ever considered. A read that holds
+krmfn ConfigMaps and no object of any referrer kind at all is refused unless allowed: it is
+far likelier a read that missed them (a file of ConfigMaps only) than a cluster where nothing
+uses any version, and every version beyond the newest ``keep`` would go.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from krmfn.core.fieldspec import FieldSpec, split_path
 from krmfn.core.kinds import RenamedKind, renamed_kind
 from krmfn.core.retention import FAMILY
-from krmfn.core.table import pod_spec_paths, table_specs
+from krmfn.core.table import BUILTIN, pod_spec_paths, table_specs
 from krmfn.core.walk import ReferenceTable
 from krmfn.results import GcError
 
@@ -40,6 +43,12 @@ GC_POD_SPEC_KINDS: tuple[tuple[str, str, str], ...] = (
 KEEP = "keep"
 DELETE = "delete"
 
+# Kubernetes' own referrer kinds, (group, kind) as the table names them: every cluster serves
+# these, so gc must be able to read each one (a custom resource whose CRD is not installed
+# holds no objects, and is skipped).
+KUBERNETES_KINDS = frozenset({(e.group, e.kind) for e in BUILTIN if e.project == "Kubernetes"}
+                             | {(group, kind) for group, kind, _ in GC_POD_SPEC_KINDS})
+
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
 _UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
@@ -50,6 +59,7 @@ class Options:
     keep: int = 5
     min_age: timedelta = timedelta(hours=1)
     namespace: str | None = None  # only ConfigMaps in this namespace (for a file read with -f)
+    allow_no_referrers: bool = False  # plan even when the read holds no object that can use one
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,7 @@ class Row(Managed):
         return {"namespace": self.namespace, "family": self.family, "name": self.name, "uid": self.uid,
                 "resourceVersion": self.resource_version,
                 "creationTimestamp": self.created.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "ageSeconds": int(self.age.total_seconds()), "age": format_duration(self.age),
+                "ageSeconds": int(self.age.total_seconds()), "age": format_age(self.age),
                 "verdict": self.verdict, "reason": self.reason,
                 "referrers": [r.to_json() for r in self.referrers]}
 
@@ -129,14 +139,24 @@ def referrer_resources(table: ReferenceTable) -> list[str]:
     The lower-case singular kind is what kubectl resolves through discovery for built-in and
     custom resources alike; a spec without a group (``None``: any group) leaves it to kubectl.
     """
-    out: dict[str, None] = {}
+    return list(_resources(table))
+
+
+def required_resources(table: ReferenceTable) -> set[str]:
+    """The resource arguments of Kubernetes' own referrer kinds: a cluster that does not serve
+    one is not the cluster gc was meant for (a wrong context, a proxy), not a missing CRD."""
+    return {arg for arg, builtin in _resources(table).items() if builtin}
+
+
+def _resources(table: ReferenceTable) -> dict[str, bool]:
+    out: dict[str, bool] = {}
     for kind, specs in table.by_kind.items():
         for spec in specs:
             arg = kind.lower()
             if spec.group:
                 arg += f".{spec.version}.{spec.group}" if spec.version else f".{spec.group}"
-            out[arg] = None
-    return list(out)
+            out[arg] = out.get(arg, False) or (spec.group, kind) in KUBERNETES_KINDS
+    return out
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -211,15 +231,45 @@ def parse_duration(text: str) -> timedelta:
 
 
 def format_duration(delta: timedelta) -> str:
-    """The two largest units, as kubectl prints ages: ``3d4h``, ``2h5m``, ``45m``, ``30s``."""
+    """A duration given as an option, exactly, in parse_duration's syntax: ``1h30m``, ``2d``, ``0s``."""
     seconds = max(0, int(delta.total_seconds()))
-    units = [(u, int(s)) for u, s in _UNIT_SECONDS.items() if s >= 1]
-    parts: list[str] = []
-    for unit, size in units:
-        if seconds >= size or (unit == "s" and not parts):
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
             parts.append(f"{seconds // size}{unit}")
             seconds %= size
-    return "".join(parts[:2])
+    return "".join(parts) or "0s"
+
+
+def format_age(delta: timedelta) -> str:
+    """An age as ``kubectl get`` prints one (apimachinery's HumanDuration): two to three
+    significant figures, the second unit only while it still says something: ``45s``, ``5m30s``,
+    ``95m``, ``5h3m``, ``20h``, ``2d``, ``3d4h``, ``25d``, ``2y60d``."""
+    seconds = int(delta.total_seconds())
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 120:
+        return f"{max(seconds, 0)}s"
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if minutes < 10:
+        return _two(minutes, "m", seconds % 60, "s")
+    if minutes < 3 * 60:
+        return f"{minutes}m"
+    if hours < 8:
+        return _two(hours, "h", minutes % 60, "m")
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 8 * 24:
+        return _two(days, "d", hours % 24, "h")
+    if days < 2 * 365:
+        return f"{days}d"
+    if days < 8 * 365:
+        return _two(days // 365, "y", days % 365, "d")
+    return f"{days // 365}y"
+
+
+def _two(big: int, big_unit: str, small: int, small_unit: str) -> str:
+    return f"{big}{big_unit}{small}{small_unit}" if small else f"{big}{big_unit}"
 
 
 # --- planning ---------------------------------------------------------------------------
@@ -271,6 +321,7 @@ class _References:
 
     by_key: dict[tuple[str, str], list[Referrer]] = field(default_factory=dict)
     any_namespace: dict[str, list[Referrer]] = field(default_factory=dict)
+    read: int = 0  # objects of a referrer kind read, whether they name a ConfigMap or not
 
     def of(self, namespace: str, name: str) -> list[Referrer]:
         return self.by_key.get((namespace, name), []) + self.any_namespace.get(name, [])
@@ -287,6 +338,7 @@ def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
             trie = tries[key] = _trie(table.specs_for(api_version, kind))
         if not trie:
             continue
+        refs.read += 1
         names: list[str] = []
         _names(obj, trie, names)
         if not names:
@@ -340,6 +392,12 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
             continue
         cm = _managed(obj)
         families.setdefault((cm.namespace, cm.family), []).append(cm)
+    if families and not refs.read and not options.allow_no_referrers:
+        count = sum(len(members) for members in families.values())
+        raise GcError(f"the live state holds {count} krmfn ConfigMap{'' if count == 1 else 's'} and no object that "
+                      "could use one (no Pod, ReplicaSet, ControllerRevision, Job, ...), so every version beyond the "
+                      f"newest {options.keep} would look unused: read those kinds too, or pass --allow-no-referrers "
+                      "if nothing uses them.")
     rows: list[Row] = []
     for key in sorted(families):
         members = sorted(families[key], key=lambda c: (-c.created.timestamp(), c.name))

@@ -47,7 +47,7 @@ def test_gc_keeps_rapidyamls_own_diagnostics_off_stderr(tmp_path: Path):
     done = subprocess.run([sys.executable, "-m", "krmfn", "gc", "-f", str(bad)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("krmfn gc: "), done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("krmfn: "), done.stderr
 
 
 def test_field_specs_file_with_a_misspelt_key_is_refused_like_the_function_config_field(tmp_path: Path):

@@ -405,7 +405,15 @@ def test_help_documents_every_mode_and_option() -> None:
 
 
 def test_version() -> None:
-    assert out(cli(["--version"])) == f"krmfn {__version__}\n"
+    for argv in (["--version"], ["-V"], ["helm", "-V"], ["plugin", "--version"]):
+        assert out(cli(argv)) == f"krmfn {__version__}\n", argv
+
+
+def test_help_and_readme_give_the_same_exit_status() -> None:
+    from krmfn.cli.modes import EXIT_STATUS
+
+    assert EXIT_STATUS in out(cli(["--help"]))
+    assert f"```text\n{EXIT_STATUS}```" in (REPO / "README.md").read_text()
 
 
 def test_resource_list_mode_is_unchanged() -> None:
@@ -512,3 +520,60 @@ def test_suffix_jobs_flag() -> None:
     renamed = out(cli(["--stream", "--suffix-jobs"], f"{CONFIGMAP}---\n{job}"))
     assert "name: migrate-" in renamed
     assert "name: migrate\n" in out(cli(["--stream", "--no-suffix-jobs"], f"{CONFIGMAP}---\n{job}"))
+
+
+# --- hints: the bare function mode called the wrong way ---------------------------------------
+
+def test_a_plain_manifest_without_stream_gets_one_line_saying_what_was_expected() -> None:
+    err = one_sentence(cli([], CONFIGMAP), 1)
+    assert err == ("krmfn: stdin holds a plain manifest (kind ConfigMap), not the KRM ResourceList krmfn reads when "
+                   "run with no arguments: use krmfn --stream for plain manifests (as Helm's post-renderer: "
+                   "--post-renderer-args helm)\n")
+    err = one_sentence(cli([], f"{CONFIGMAP}---\n{DEPLOYMENT}---\n{SERVICE}"), 1)
+    assert err.startswith("krmfn: stdin holds 3 plain manifests (ConfigMap, Deployment, Service), not the KRM")
+
+
+def test_helms_stream_without_the_helm_argument_points_at_post_renderer_args() -> None:
+    """Helm 3 runs `--post-renderer krmfn` with no arguments and passes nothing in the environment to
+    tell it apart; its `# Source:` lines do (and Helm 4's annotation, for a plugin that forgot `helm`)."""
+    helm = REPO / "examples" / "helm"
+    err = one_sentence(cli([], (helm / "rendered.yaml").read_bytes()), 1)
+    assert err.endswith("as Helm's post-renderer, run it as --post-renderer krmfn --post-renderer-args helm\n")
+    err = one_sentence(cli([], (helm / "helm4-input.yaml").read_bytes()), 1)
+    assert "a Helm 4 post-renderer plugin must run krmfn helm" in err
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "krmfn: error: the input is empty"),
+    ("apiVersion: v1\nkind: List\nitems: []\n", "krmfn: error: the input is kind List"),
+    ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n", "krmfn: error: the ResourceList's items"),
+    ("a: [\n", "krmfn: error:"),
+])
+def test_input_that_is_no_manifest_keeps_the_functions_own_error(text: str, message: str) -> None:
+    assert one_sentence(cli([], text), 1).startswith(message)
+
+
+def test_a_terminal_on_stdin_gets_one_line_instead_of_a_silent_wait() -> None:
+    import pty
+
+    from krmfn.cli.hints import TERMINAL
+
+    controller, terminal = pty.openpty()
+    try:
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        done = subprocess.run([sys.executable, "-m", "krmfn"], stdin=terminal, capture_output=True, env=env,
+                              timeout=60, check=False)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == f"krmfn: {TERMINAL}\n"
+
+
+def test_the_success_path_never_imports_the_hints() -> None:
+    code = ("import sys, io; from krmfn.cli import main; sys.stdin = io.TextIOWrapper(io.BytesIO(open(sys.argv[1], "
+            "'rb').read())); sys.stdout = io.TextIOWrapper(io.BytesIO()); main([]); "
+            "sys.__stdout__.write(str('krmfn.cli.hints' in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(QUICKSTART)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60, check=False)
+    assert done.stdout == "False", done.stderr

@@ -141,8 +141,9 @@ def test_dry_run_prints_a_table_and_deletes_nothing(capsys):
     assert len(lines) == 1 + 20 + 1
     assert lines[2].split()[:5] == ["blog", "app-config", "app-config-69hbb4m9f4", "25d", "delete"]
     assert lines[2].endswith("unused, older than 1h, not among the newest 1 (#2 of 2)")
-    assert lines[-1] == ("dry run: 6 of 20 krmfn ConfigMaps would be deleted; 3 ConfigMaps without the "
-                         "krmfn.dev/family label left alone; pass --apply to delete them")
+    assert lines[-1] == (f"dry run from {CLUSTER}: 6 of 20 krmfn ConfigMaps would be deleted; 3 ConfigMaps "
+                         "without the krmfn.dev/family label left alone; -f only plans: to delete them, run "
+                         "krmfn gc --apply against the cluster")
 
 
 def test_json_output_is_the_same_plan(capsys):
@@ -185,14 +186,16 @@ def test_bad_input_is_one_sentence_on_stderr_and_exit_2(tmp_path, content, messa
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr == f"krmfn gc: {message}\n"
+    assert proc.stderr == f"krmfn: {message}\n"
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["-f", "/nonexistent/live.json"], "krmfn gc: cannot read /nonexistent/live.json (No such file or directory).\n"),
-    (["-f", str(CLUSTER), "--apply"], "krmfn gc: --apply reads live state itself; -f is for offline planning only.\n"),
+    (["-f", "/nonexistent/live.json"], "krmfn: cannot read /nonexistent/live.json (No such file or directory).\n"),
+    (["-f", str(CLUSTER), "--apply"], "krmfn: --apply reads live state itself; -f is for offline planning only.\n"),
     (["--kubectl", "/nonexistent/kubectl"],
-     "krmfn gc: /nonexistent/kubectl is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.\n"),
+     "krmfn: /nonexistent/kubectl is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.\n"),
+    (["-f", str(CLUSTER), "--skip-kind", "pod"],
+     "krmfn: --skip-kind says what not to read from the cluster; with -f, leave those kinds out of the file.\n"),
 ])
 def test_errors_before_planning_exit_2(capsys, argv, message):
     code, out, err = gc_run(capsys, *argv)
@@ -205,16 +208,18 @@ def test_errors_before_planning_exit_2(capsys, argv, message):
     (["-n", "a", "-A"], "argument -A/--all-namespaces: not allowed with argument -n/--namespace"),
     (["--now", "noon"], "argument --now:"),
 ])
-def test_bad_arguments_exit_2_with_usage(capsys, argv, fragment):
+def test_bad_arguments_exit_2_with_one_sentence(capsys, argv, fragment):
+    """As every krmfn mode answers them: one line, prefixed krmfn:, pointing at --help."""
     code, out, err = gc_run(capsys, *argv)
     assert code == 2 and out == "" and fragment in err and "Traceback" not in err
+    assert err.startswith("krmfn: ") and err.endswith(" (see krmfn gc --help)\n") and err.count("\n") == 1
 
 
 def test_a_function_config_that_is_not_one_is_reported(capsys, tmp_path):
     path = tmp_path / "fn.yaml"
     path.write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n")
     code, _, err = gc_run(capsys, "-f", str(CLUSTER), NOW, "--function-config", str(path))
-    assert code == 2 and err.startswith(f"krmfn gc: {path} is not a krmfn functionConfig: functionConfig is kind 'Secret'")
+    assert code == 2 and err.startswith(f"krmfn: {path} is not a krmfn functionConfig: functionConfig is kind 'Secret'")
 
 
 # --- live: the stand-in kubectl ------------------------------------------------------------------
@@ -238,7 +243,7 @@ def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_precondi
     code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW, "--function-config", str(fn))
     expected = planned(gc.Options(keep=1)).deletions
     assert code == 0
-    assert err == ("krmfn gc: skipped kinds the cluster does not serve: rollout.argoproj.io, "
+    assert err == ("krmfn: skipped kinds the cluster does not serve: rollout.argoproj.io, "
                    "workflow.argoproj.io\n")
 
     calls = [c["argv"] for c in kube.calls()]
@@ -271,7 +276,7 @@ def test_a_failed_deletion_does_not_stop_the_others_and_sets_the_exit_code(capsy
     kube.set("GONE", expected[4].name)
     code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW, "-o", "json")
     assert code == 1
-    assert err == "krmfn gc: 2 of 6 deletions failed\n"
+    assert err == "krmfn: 2 of 6 deletions failed\n"
     assert len(kube.deletes()) == 6  # every one tried
     outcomes = {(r["namespace"], r["name"]): (r["outcome"], r.get("error", "")) for r in json.loads(out)["rows"]
                 if "outcome" in r}
@@ -291,7 +296,7 @@ def test_each_outcome_is_reported_as_it_happens_in_table_mode(capsys, tmp_path, 
     lines = out.splitlines()[-6:]
     assert lines[0] == f"deleted configmap {expected[0].namespace}/{expected[0].name}"
     assert lines[1].startswith(f"failed configmap {expected[1].namespace}/{expected[1].name}: changed or replaced")
-    assert err == "krmfn gc: 1 of 6 deletions failed\n"
+    assert err == "krmfn: 1 of 6 deletions failed\n"
 
 
 def test_context_kubeconfig_and_namespace_reach_every_kubectl_call(capsys, tmp_path, monkeypatch):
@@ -335,6 +340,104 @@ def test_a_referrer_kind_kubectl_cannot_read_stops_the_run_before_any_deletion(c
     kube.set("FORBIDDEN", "replicaset")
     code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW)
     assert code == 2 and out == "" and kube.deletes() == []
-    assert err == ('krmfn gc: `kubectl get replicaset` failed: Error from server (Forbidden): replicasets is forbidden: '
+    assert err == ('krmfn: `kubectl get replicaset` failed: Error from server (Forbidden): replicasets is forbidden: '
                    'User "system:serviceaccount:krmfn-system:krmfn-gc" cannot list resource "replicasets" in API group "" '
-                   'at the cluster scope\n')
+                   'at the cluster scope; let gc list replicaset, or pass --skip-kind replicaset if none of its objects '
+                   'can name a krmfn ConfigMap.\n')
+
+
+def test_skip_kind_reads_the_cluster_without_that_kind_and_says_so(capsys, tmp_path, monkeypatch):
+    """The way past a Forbidden kind, for one who knows nothing of that kind uses krmfn's ConfigMaps."""
+    kube = FakeKube(tmp_path, monkeypatch)
+    kube.set("FORBIDDEN", "cronjob")
+    code, out, err = gc_run(capsys, "-A", NOW, "--skip-kind", "CronJob")
+    assert code == 0, err
+    assert err == "krmfn: not read, as --skip-kind asked: cronjob.batch\n"
+    assert not [c for c in kube.calls() if c["argv"][:2] == ["get", "cronjob.batch"]]
+    assert out.splitlines()[-1].startswith("dry run: ")
+
+
+def test_skip_kind_must_name_a_kind_gc_reads(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch)
+    code, out, err = gc_run(capsys, "-A", NOW, "--skip-kind", "replicaset,pods")
+    assert (code, out) == (2, "") and kube.calls() == []
+    assert err.startswith("krmfn: --skip-kind pods names no kind gc reads; it reads pod, podtemplate, ")
+
+
+def test_a_cluster_that_does_not_serve_a_kubernetes_kind_is_not_the_cluster_meant(capsys, tmp_path, monkeypatch):
+    """A CRD that is not installed holds nothing and is skipped; Kubernetes' own kinds are always
+    served, so one that is not means a wrong context or an odd proxy: gc stops."""
+    kube = FakeKube(tmp_path, monkeypatch)
+    kube.set("UNSERVED", "statefulset")
+    code, out, err = gc_run(capsys, "--apply", "-A", "--keep", "1", NOW)
+    assert (code, out) == (2, "") and kube.deletes() == []
+    assert err == ("krmfn: the cluster does not serve statefulset, which every Kubernetes API server does: check "
+                   "--context and --kubeconfig, or pass --skip-kind statefulset.\n")
+    code, _, err = gc_run(capsys, "-A", "--keep", "1", NOW, "--skip-kind", "statefulset")
+    assert code == 0 and err == "krmfn: not read, as --skip-kind asked: statefulset, statefulset.apps.kruise.io\n"
+
+
+CONFIGMAPS_ONLY = {"apiVersion": "v1", "kind": "List",
+                   "items": [o for o in json.loads(CLUSTER.read_text())["items"] if o["kind"] == "ConfigMap"]}
+
+
+def test_a_file_of_configmaps_alone_is_refused_unless_allowed(capsys, tmp_path):
+    """The issue's case: a List with ConfigMaps and no workloads planned the deletion of most versions
+    without a word. Now it is an error naming the flag that allows it."""
+    path = tmp_path / "configmaps.json"
+    path.write_text(json.dumps(CONFIGMAPS_ONLY))
+    code, out, err = gc_run(capsys, "-f", str(path), NOW)
+    assert (code, out) == (2, "")
+    assert err.startswith("krmfn: the live state holds 20 krmfn ConfigMaps and no object that could use one (no Pod,")
+    assert err.endswith("or pass --allow-no-referrers if nothing uses them.\n") and err.count("\n") == 1
+    code, out, err = gc_run(capsys, "-f", str(path), NOW, "--allow-no-referrers")
+    assert code == 0 and err == ""
+    assert " 3 of 20 krmfn ConfigMaps would be deleted" in out.splitlines()[-1]
+
+
+def test_a_cluster_read_that_finds_no_referrer_deletes_nothing_unless_allowed(capsys, tmp_path, monkeypatch):
+    state = tmp_path / "configmaps.json"
+    state.write_text(json.dumps(CONFIGMAPS_ONLY))
+    kube = FakeKube(tmp_path, monkeypatch, state)
+    code, out, err = gc_run(capsys, "--apply", "-A", NOW)
+    assert (code, out) == (2, "") and kube.deletes() == []
+    assert "--allow-no-referrers" in err
+    code, out, _ = gc_run(capsys, "--apply", "-A", NOW, "--allow-no-referrers")
+    assert code == 0 and len(kube.deletes()) == 3
+
+
+def test_the_footer_says_what_to_do_next_only_when_there_is_something_to_do(capsys, tmp_path, monkeypatch):
+    FakeKube(tmp_path, monkeypatch)
+    _, out, _ = gc_run(capsys, "-A", "--keep", "1", NOW)
+    assert out.splitlines()[-1] == "dry run: 6 of 20 krmfn ConfigMaps would be deleted; run again with --apply to delete them"
+    _, out, _ = gc_run(capsys, "-A", "--keep", "9", NOW)
+    assert out.splitlines()[-1] == "dry run: 0 of 20 krmfn ConfigMaps would be deleted"
+
+
+def test_ages_in_the_table_read_like_kubectl(capsys, tmp_path):
+    """The issue's 2d1s: two days and a second is 2d, as kubectl get says."""
+    live = json.loads(CLUSTER.read_text())
+    now = "--now=2024-06-03T12:00:01Z"  # shop's newest app-config: 2 days, 10 minutes and a second
+    path = tmp_path / "live.json"
+    path.write_text(json.dumps(live))
+    _, out, _ = gc_run(capsys, "-f", str(path), now, "--keep", "1")
+    ages = {line.split()[2]: line.split()[3] for line in out.splitlines()[1:-1]}
+    assert ages["app-config-25d827hmkd"] == "2d" and ages["report-config-7t98bc227t"] == "2d3h"
+    assert all(not age.endswith("s") or len(age) <= 4 for age in ages.values())
+
+
+def test_help_documents_output_exit_codes_and_the_dry_run():
+    done = subprocess.run([sys.executable, "-m", "krmfn", "gc", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0
+    for text in ("-o {table,json}", "--allow-no-referrers", "--skip-kind", "A dry run unless --apply",
+                 "-f plans from a saved", "always a dry run", gc_cli.EXIT_STATUS):
+        assert text in done.stdout, text
+    assert f"```text\n{gc_cli.EXIT_STATUS}```" in (TESTS.parent / "docs" / "gc.md").read_text()  # the docs say the same
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_version(flag):
+    from krmfn import __version__
+    for argv in (["gc", flag], [flag]):
+        done = subprocess.run([sys.executable, "-m", "krmfn", *argv], capture_output=True, text=True)
+        assert (done.returncode, done.stdout, done.stderr) == (0, f"krmfn {__version__}\n", ""), argv

@@ -4,7 +4,8 @@ cluster.json: shop/web mid-rollout (v7 -> v8) with scaled-to-zero ReplicaSets ke
 rollback, a StatefulSet and a DaemonSet with ControllerRevisions, a CronJob and the Job it
 started, an Argo Rollout's ReplicaSets, unlabelled ConfigMaps, and blog/web with the same
 family name (and some of the same ConfigMap names) as shop. boundaries.json: one family with
-ages around 1h and a tie, for --keep and --min-age. The clock is fixed at NOW.
+ages around 1h and a tie, for --keep and --min-age, and nothing that uses it (planned with
+allow_no_referrers, as gc --allow-no-referrers would). The clock is fixed at NOW.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from krmfn.results import GcError
 FIXTURES = TESTS / "fixtures" / "gc"
 NOW = datetime(2024, 6, 1, 12, 0, 0, tzinfo=timezone.utc)
 NOTHING_BUT_REFERENCES = gc.Options(keep=0, min_age=timedelta(0))
+UNUSED = gc.Options(allow_no_referrers=True)  # for boundaries.json, which holds ConfigMaps only
 
 
 def load(name: str) -> list[dict]:
@@ -152,7 +154,7 @@ def test_configmaps_without_the_family_label_are_never_considered(cluster):
     (5, "1h", "abcde"),
 ])
 def test_keep_and_min_age_boundaries(keep, min_age, kept):
-    p = plan(load("boundaries.json"), gc.Options(keep, gc.parse_duration(min_age)))
+    p = plan(load("boundaries.json"), gc.Options(keep, gc.parse_duration(min_age), allow_no_referrers=True))
     assert "".join(r.name[-1] for r in p.rows if r.verdict == gc.KEEP) == kept
     assert [r.name[-1] for r in p.rows] == list("abcdef")  # newest first
 
@@ -161,7 +163,7 @@ def test_reasons_name_every_rule_that_keeps(cluster):
     row = rows(plan(cluster))["shop", cm(cluster, "shop", "app-config", "release: v8")]
     assert row.reasons == ("used by Deployment web and 3 more", "among the newest 5 (#1 of 8)",
                            "younger than --min-age 1h")
-    assert gc.format_duration(row.age) == "10m"
+    assert gc.format_age(row.age) == "10m"
 
 
 def test_the_plan_does_not_depend_on_item_order(cluster):
@@ -211,11 +213,11 @@ def test_a_cluster_scoped_referrer_keeps_the_name_in_every_namespace(cluster):
 
 
 def test_rows_as_json():
-    [row] = [r for r in plan(load("boundaries.json")).rows if r.name == "settings-c"]
+    [row] = [r for r in plan(load("boundaries.json"), UNUSED).rows if r.name == "settings-c"]
     assert row.to_json() == {
         "namespace": "edge", "family": "settings", "name": "settings-c", "uid": row.uid,
         "resourceVersion": row.resource_version, "creationTimestamp": "2024-06-01T11:00:00Z",
-        "ageSeconds": 3600, "age": "1h", "verdict": "keep", "reason": "among the newest 5 (#3 of 6)",
+        "ageSeconds": 3600, "age": "60m", "verdict": "keep", "reason": "among the newest 5 (#3 of 6)",
         "referrers": []}
 
 
@@ -260,7 +262,7 @@ def test_an_unparseable_creation_timestamp_is_an_error_naming_the_configmap(stam
     objects = load("boundaries.json")
     objects[2]["metadata"]["creationTimestamp"] = stamp
     with pytest.raises(GcError) as exc:
-        plan(objects)
+        plan(objects, UNUSED)
     assert str(exc.value) == (f"ConfigMap edge/settings-c has creationTimestamp {stamp!r}, which is not an "
                               "RFC 3339 time such as 2024-05-01T12:00:00Z.")
 
@@ -282,8 +284,57 @@ def test_bad_durations(text):
         gc.parse_duration(text)
 
 
-@pytest.mark.parametrize("delta,text", [(timedelta(0), "0s"), (timedelta(seconds=59), "59s"),
-                                        (timedelta(minutes=61), "1h1m"), (timedelta(days=3, hours=4, minutes=5), "3d4h"),
-                                        (timedelta(days=40), "40d"), (timedelta(seconds=-5), "0s")])
-def test_ages_print_like_kubectl(delta, text):
-    assert gc.format_duration(delta) == text
+# What `kubectl get` prints for these ages (apimachinery's duration.HumanDuration).
+KUBECTL_AGES = [(0, "0s"), (59, "59s"), (119, "119s"), (120, "2m"), (330, "5m30s"), (599, "9m59s"), (600, "10m"),
+                (3 * 3600 - 1, "179m"), (3 * 3600, "3h"), (5 * 3600 + 180, "5h3m"), (8 * 3600 - 1, "7h59m"),
+                (8 * 3600, "8h"), (48 * 3600 - 1, "47h"), (2 * 86400, "2d"), (2 * 86400 + 1, "2d"),
+                (3 * 86400 + 4 * 3600 + 300, "3d4h"), (8 * 86400 - 1, "7d23h"), (8 * 86400, "8d"),
+                (25 * 86400, "25d"), (730 * 86400 - 1, "729d"), (730 * 86400, "2y"), (790 * 86400, "2y60d"),
+                (8 * 365 * 86400, "8y"), (-1, "0s"), (-5, "<invalid>")]
+
+
+@pytest.mark.parametrize("seconds,text", KUBECTL_AGES)
+def test_ages_print_like_kubectl(seconds, text):
+    assert gc.format_age(timedelta(seconds=seconds)) == text
+
+
+@pytest.mark.parametrize("text", ["1h", "30m", "1h30m", "2d", "90s", "2d1s", "0"])
+def test_an_option_duration_prints_as_given(text):
+    """--min-age is echoed exactly (not rounded like an age): 90s is 1m30s, 0 is 0s."""
+    printed = gc.format_duration(gc.parse_duration(text))
+    assert gc.parse_duration(printed) == gc.parse_duration(text)
+    assert printed == {"90s": "1m30s", "0": "0s"}.get(text, text)
+
+
+# --- a read too thin to trust ------------------------------------------------------------
+
+
+def test_configmaps_and_no_referrer_at_all_is_refused(cluster):
+    """Every ConfigMap and no Pod, ReplicaSet, ...: a read that missed the referrers, most likely.
+    Planning it would delete all but the newest of every family; gc says so and stops."""
+    only = [o for o in cluster if o["kind"] == "ConfigMap"]
+    with pytest.raises(GcError) as exc:
+        plan(only)
+    assert str(exc.value) == ("the live state holds 20 krmfn ConfigMaps and no object that could use one (no Pod, "
+                              "ReplicaSet, ControllerRevision, Job, ...), so every version beyond the newest 5 would "
+                              "look unused: read those kinds too, or pass --allow-no-referrers if nothing uses them.")
+    allowed = plan(only, gc.Options(allow_no_referrers=True))
+    assert len(allowed.deletions) == 3  # shop's app-config: 8 versions, 3 beyond the newest 5
+
+
+def test_one_referrer_of_any_kind_is_enough_and_no_configmaps_is_no_question(cluster):
+    only = [o for o in cluster if o["kind"] == "ConfigMap"]
+    idle = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "idle", "namespace": "elsewhere"},
+            "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}}}}
+    assert plan(only + [idle]).deletions  # it uses nothing, but referrers were read
+    assert plan([o for o in cluster if o["kind"] != "ConfigMap"]).rows == []
+
+
+def test_kubernetes_own_referrer_kinds_are_required_custom_resources_are_not():
+    required = gc.required_resources(gc.gc_table())
+    assert {"pod", "replicaset", "deployment", "statefulset", "daemonset", "job.batch", "cronjob.batch",
+            "controllerrevision.apps", "podtemplate", "replicationcontroller"} <= required
+    resources = set(gc.referrer_resources(gc.gc_table()))
+    assert required <= resources
+    assert not {"rollout.argoproj.io", "statefulset.apps.kruise.io", "service.serving.knative.dev"} & required
+    assert {"rollout.argoproj.io", "statefulset.apps.kruise.io"} <= resources

@@ -1,8 +1,9 @@
-"""The container image, built from the Dockerfile with local parts only and run the way kpt and kustomize run it.
+"""The container image, built with ``make image`` and run the way the docs, kpt and kustomize run it.
 
-A session fixture runs ``.ci/wheels.sh`` (fills dist/wheels/ from this work tree) and builds
-``krmfn:test`` with ``docker build --network none``, on the local base ``krmfn-base:bookworm``
-when it exists (``.ci/base-image.sh``), else on the Dockerfile's default base.
+A session fixture (tests/containers.py) runs ``make image``: .ci/image.sh fills dist/wheels/
+from this work tree, builds with ``docker build --network none`` on the local base
+``krmfn-base:bookworm`` when it exists (``.ci/base-image.sh``), and tags
+``localhost/krmfn:<version>``.
 
 These tests skip, saying why, when no Docker daemon answers (start one with ``.ci/docker-up.sh``)
 or the image cannot be built. With ``KRMFN_REQUIRE_CONTAINER=1`` (CI, after it started the
@@ -194,9 +195,9 @@ def test_kpt_image_equals_kpt_exec(docker: str, image: str, tmp_path: Path) -> N
     kpt = _tool("kpt")
     if kpt is None:
         pytest.skip("kpt not installed")
-    # kpt prefixes a bare image name with its own public registry; a name with a host part is taken as is.
-    local = f"localhost/{image}"
-    subprocess.run([docker, "tag", image, local], check=True, capture_output=True)
+    # kpt prefixes a bare image name with its own public registry; a name with a host part
+    # (localhost/) is taken as is.
+    assert image.startswith("localhost/")
     wrapper = tmp_path / "krmfn-exec"
     wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m krmfn "$@"\n')
     wrapper.chmod(0o755)
@@ -205,7 +206,7 @@ def test_kpt_image_equals_kpt_exec(docker: str, image: str, tmp_path: Path) -> N
         d.mkdir()
         _write_package(d)
     ran = subprocess.run(
-        [kpt, "fn", "eval", str(by_image), "--image", local, "--image-pull-policy", "never"],
+        [kpt, "fn", "eval", str(by_image), "--image", image, "--image-pull-policy", "never"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -260,3 +261,17 @@ def test_kustomize_container_function(docker: str, image: str, tmp_path: Path) -
         if line.strip().startswith("name: app-config-")
     )
     assert built.stdout.count(f"name: {renamed}") == 2, built.stdout
+
+
+def test_the_readme_builds_and_runs_the_image_as_tested(docker: str, image: str) -> None:  # noqa: F811
+    """The README's image block: `make image` is what the fixture ran; its `docker run` line, run as
+    written from the repository's top, prints the quick start's output."""
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index("<!-- image -->\n```sh\n") + len("<!-- image -->\n```sh\n"):]
+    block = block[:block.index("```")]
+    build, run_line = (line.split("#")[0].strip() for line in block.splitlines())
+    assert build == "make image"
+    done = subprocess.run(["bash", "-c", run_line], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (REPO / "examples" / "quickstart" / "expected-output.yaml").read_text()
+    assert f" {image} " in run_line

@@ -7,16 +7,13 @@ The Docker fixtures come from conftest.py (the image is built once per run).
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import yaml
+from containers import IMAGE
 from test_kpt import kpt_args, run_example
 from tooling import EXAMPLES, REPO, need, run
 
-from krmfn import __version__
-
-IMAGE = f"localhost/krmfn:{__version__}"
 # Examples and the test files that run them; quickstart, custom-resources and gc-cronjob have their own.
 COVERED = {
     "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
@@ -32,13 +29,16 @@ def test_every_example_is_run_by_a_test() -> None:
         assert f'"{name}"' in (REPO / "tests" / "integration" / test_file).read_text(), (name, test_file)
 
 
-def test_examples_name_this_version_of_the_image() -> None:
-    named = set()
-    for path in [*EXAMPLES.rglob("*.yaml"), REPO / "metadata.yaml"]:
-        if "gc-cronjob" in path.parts:
-            continue
-        named |= set(re.findall(r"image: (localhost/krmfn:\S+)", path.read_text()))
-    assert named == {IMAGE}
+def test_examples_and_docs_name_this_version_of_the_image() -> None:
+    """One name everywhere: the tag `make image` gives, from the version in krmfn/__init__.py."""
+    named: dict[str, set[str]] = {}
+    texts = [p for p in EXAMPLES.rglob("*") if p.is_file()]
+    texts += [REPO / "README.md", REPO / "metadata.yaml", REPO / "Dockerfile", *(REPO / "docs").glob("*.md")]
+    for path in texts:
+        for name in re.findall(r"(?<![\w./-])((?:localhost/)?krmfn(?:-gc)?:[\w.-]+)", path.read_text(errors="replace")):
+            named.setdefault(name, set()).add(str(path.relative_to(REPO)))
+    assert set(named) <= {IMAGE, f"krmfn-gc:{IMAGE.rsplit(':', 1)[1]}"}, named
+    assert IMAGE in named and "examples/kustomize/container/content-hash.yaml" in named[IMAGE]
 
 
 def test_catalog_metadata() -> None:
@@ -49,19 +49,15 @@ def test_catalog_metadata() -> None:
         pkg = REPO / path
         assert (pkg / "Kptfile").exists() and (pkg / ".expected" / "config.yaml").exists(), path
         assert ".expected" in (pkg / ".krmignore").read_text().split()
-    assert 'license = { text = "Apache-2.0" }' in (REPO / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in (REPO / "pyproject.toml").read_text()
+    assert (REPO / "LICENSE").read_text().split()[:3] == ["Apache", "License", "Version"]
     assert meta["license"] == "Apache-2.0"
-
-
-def _tag(client: str, built: str) -> None:
-    """Give the test's image the name the examples use."""
-    subprocess.run([client, "tag", built, IMAGE], check=True, capture_output=True)
 
 
 def test_kpt_eval_example_with_the_image(docker: str, image: str, tmp_path: Path) -> None:  # noqa: F811
     """kpt fn eval --image on the kpt-eval example: the same diff and results as --exec."""
     kpt = need("kpt")
-    _tag(docker, image)
+    assert image == IMAGE
 
     def with_image(kpt: str, pkg: Path, results: Path, config: dict) -> list[str]:
         args = kpt_args(kpt, pkg, results, config)
@@ -74,7 +70,7 @@ def test_kpt_eval_example_with_the_image(docker: str, image: str, tmp_path: Path
 def test_kustomize_container_example(docker: str, image: str) -> None:  # noqa: F811  (fixtures)
     """kubectl kustomize runs the image as a container function: the legacy plugin's output."""
     kubectl = need("kubectl")
-    _tag(docker, image)
+    assert image == IMAGE
     expected = (EXAMPLES / "kustomize" / "expected-output.yaml").read_text()
     for _ in range(2):
         done = run([kubectl, "kustomize", "--enable-alpha-plugins", str(EXAMPLES / "kustomize" / "container")])

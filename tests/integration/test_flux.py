@@ -2,17 +2,21 @@
 
 The render step is taken from the workflow file itself and run as GitHub runs a bash step; its
 output must be the checked-in rendered/ (which is what Flux applies), and running it again must
-change nothing. The commit step runs against a local bare repository standing in for GitHub.
+change nothing. The install step runs as written, on a fresh copy of this repository where
+actions/checkout would put krmfn's, and the render step then runs the krmfn it installed. The
+commit step runs against a local bare repository standing in for GitHub.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from tooling import EXAMPLES, GIT, env_with, expect_text, git_diff, git_snapshot, need, run, write_krmfn
+from tooling import EXAMPLES, GIT, env_with, expect_text, fresh_copy, git_diff, git_snapshot, need, run, write_krmfn
 
 FLUX = EXAMPLES / "flux"
 WORKFLOW = FLUX / ".github" / "workflows" / "render.yaml"
@@ -47,9 +51,41 @@ def checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 def test_workflow_shape() -> None:
     flow = workflow()
     assert flow["defaults"]["run"]["shell"] == "bash"
-    names = [s.get("id") for s in flow["jobs"]["render"]["steps"]]
-    assert names.index("render") < names.index("commit")
+    steps = flow["jobs"]["render"]["steps"]
+    names = [s.get("id") for s in steps]
+    assert names.index("install") < names.index("render") < names.index("commit")
     assert "krmfn --stream --retention flux" in step("render")["run"]
+    # krmfn is on no index: it comes from its repository, checked out beside this one, and a
+    # missing repository variable stops the job rather than checking out this repository.
+    [krmfn] = [s for s in steps if s.get("with", {}).get("path") == ".krmfn"]
+    assert krmfn["uses"].startswith("actions/checkout@")
+    assert krmfn["with"]["repository"] == "${{ vars.KRMFN_REPOSITORY }}"
+    [guard] = [s for s in steps if "KRMFN_REPOSITORY" in str(s.get("if", ""))]
+    assert steps.index(guard) < steps.index(krmfn) and "exit 1" in guard["run"]
+    assert step("install")["run"].strip() == "python -m pip install ./.krmfn"
+    assert "krmfn==" not in WORKFLOW.read_text()  # no release to pin: none exists
+
+
+def test_install_step_installs_the_krmfn_the_render_step_runs(tmp_path: Path) -> None:
+    """The install step as written, with krmfn's repository where actions/checkout puts it and a
+    fresh Python as setup-python's; then the render step with that krmfn, and no other, on PATH."""
+    kubectl = need("kubectl")
+    repo = tmp_path / "repo"
+    shutil.copytree(FLUX, repo)
+    fresh_copy(repo / ".krmfn")
+    python = tmp_path / "python"
+    assert run([sys.executable, "-m", "venv", str(python)]).returncode == 0
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "kubectl").symlink_to(kubectl)
+    env = {**os.environ, "PATH": os.pathsep.join([str(python / "bin"), str(tools), "/usr/bin", "/bin"])}
+    env.pop("PYTHONPATH", None)
+    done = run([*BASH, step("install")["run"]], cwd=repo, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert shutil.which("krmfn", path=env["PATH"]) == str(python / "bin" / "krmfn")
+    done = run([*BASH, step("render")["run"]], cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (repo / "rendered" / "api.yaml").read_text() == RENDERED.read_text()
 
 
 def test_render_step_gives_the_committed_manifests(checkout: tuple[Path, dict[str, str]]) -> None:

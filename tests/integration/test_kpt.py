@@ -6,17 +6,22 @@ An example is a kpt package with ``.expected/config.yaml`` (``testType: eval|ren
 and both runs must match: the second run changes nothing.
 
 Also: the repository's top-level Kptfile renders the example package from the repository's
-top, and a user's comments, key order and scalar styles survive a render.
+top, a user's comments, key order and scalar styles survive a render, every function
+configuration is local config (kpt live's rule leaves it out of what is applied), and the
+README's render commands leave the clone as it was.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
-from tooling import EXAMPLES, REPO, copy_example, env_with, expect_text, git_diff, git_snapshot, need, run, write_krmfn
+from tooling import (EXAMPLES, REPO, copy_example, env_with, expect_text, fresh_copy, git_diff, git_snapshot, need,
+                     run, write_krmfn)
 
 KPT_EXAMPLES = sorted(p.parent.parent.name for p in EXAMPLES.glob("*/.expected/config.yaml")
                       if (p.parent.parent / "Kptfile").exists())
@@ -127,3 +132,77 @@ def test_exec_path_resolves_from_kpt_working_directory(kpt: str, tmp_path: Path)
     (again / "Kptfile").write_text(kptfile.read_text())
     from_pkg = run([kpt, "fn", "render", "--allow-exec", "."], cwd=again, env=env_with(tmp_path / "none"))
     assert from_pkg.returncode != 0  # ./tools/krmfn is not there, seen from the package
+
+
+# --- local config: what kpt live apply leaves out -------------------------------------------
+
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+def applied_by_kpt_live(items: list[dict]) -> list[dict]:
+    """What ``kpt live apply`` would send to the cluster (kpt's pkg/live/rgpath.go): every object but
+    ResourceGroups and those whose local-config annotation is present and not "false"."""
+    def local(item: dict) -> bool:
+        annotations = (item.get("metadata") or {}).get("annotations") or {}
+        return LOCAL_CONFIG in annotations and annotations[LOCAL_CONFIG] != "false"
+    return [i for i in items if i.get("kind") != "ResourceGroup" and not local(i)]
+
+
+def function_configs(docs: list[object]) -> Iterator[dict]:
+    """Every ContentHash in these documents, and every ResourceList's functionConfig."""
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") == "ContentHash":
+            yield doc
+        elif isinstance(doc, dict) and doc.get("kind") == "ResourceList" and doc.get("functionConfig"):
+            yield doc["functionConfig"]
+
+
+def test_every_function_config_in_examples_and_docs_is_local_config() -> None:
+    found: list[str] = []
+    for path in sorted(EXAMPLES.rglob("*.yaml")):
+        if "templates" in path.parts:  # Helm templates are not YAML until rendered
+            continue
+        for fc in function_configs(list(yaml.safe_load_all(path.read_text()))):
+            assert fc["metadata"].get("annotations", {}).get(LOCAL_CONFIG) == "true", path
+            found.append(str(path.relative_to(REPO)))
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for block in re.findall(r"```yaml\n(.*?)```", path.read_text(), re.S):
+            if "kind: ContentHash" in block:
+                for fc in function_configs(list(yaml.safe_load_all(block))):
+                    assert fc["metadata"].get("annotations", {}).get(LOCAL_CONFIG) == "true", (path, block)
+                    found.append(path.name)
+    assert {"examples/kpt/content-hash.yaml", "README.md", "jobs.md", "field-specs.md",
+            "examples/custom-resources/suffix-jobs/input.yaml"} <= set(found)
+
+
+def test_kpt_live_leaves_the_function_config_out(kpt: str, tmp_path: Path) -> None:
+    """A render of examples/kpt, filtered by kpt live's rule: the ConfigMap (hashed) and the
+    Deployment are applied; the Kptfile and the ContentHash are not."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    pkg = copy_example("kpt", tmp_path)
+    done = run([kpt, "fn", "render", "--allow-exec", str(pkg), "-o", "stdout"], env=env_with(bin_dir))
+    assert done.returncode == 0, done.stderr
+    items = yaml.safe_load(done.stdout)["items"]
+    assert {i["kind"] for i in items} == {"Kptfile", "ConfigMap", "ContentHash", "Deployment"}
+    applied = applied_by_kpt_live(items)
+    assert [(i["kind"], i["metadata"]["name"][:len("api-config-")]) for i in applied] == \
+        [("ConfigMap", "api-config-"), ("Deployment", "api")]
+
+
+def test_readme_render_commands_leave_the_clone_clean(kpt: str, tmp_path: Path) -> None:
+    """The README's kpt render lines, as written, in a fresh copy: they print the render, and the
+    copy's files stay as they were."""
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index("<!-- kpt-render -->\n```sh\n") + len("<!-- kpt-render -->\n```sh\n"):]
+    lines = [line.split("#")[0].strip() for line in block[:block.index("```")].splitlines()]
+    assert len(lines) == 2
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    clone = fresh_copy(tmp_path / "krmfn")
+    git_snapshot(clone)
+    for line in lines:
+        done = run(["bash", "-c", line], cwd=clone, env=env_with(bin_dir))
+        assert done.returncode == 0, done.stderr
+        assert "name: api-config-" in done.stdout and "kind: Deployment" in done.stdout
+        assert git_diff(clone) == "", line

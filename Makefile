@@ -1,0 +1,14 @@
+# The documented entry points (README: Install, With kpt). Each is one script under
+# .ci/, which says what it does and what it needs; CI and the tests run the same scripts.
+
+PYTHON ?= python3
+
+.PHONY: image wheelhouse helm
+
+# The container image, tagged localhost/krmfn:<version> (.ci/image.sh).
+image:
+	KRMFN_PYTHON=$(PYTHON) bash .ci/image.sh
+
+# dist/wheelhouse/: every wheel an offline pip or pipx install needs (.ci/wheels.sh here).
+wheelhouse:
+	KRMFN_PYTHON=$(PYTHON) bash .ci/wheels.sh here
