@@ -18,6 +18,7 @@ from typing import TextIO
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.core.fieldspec import FieldSpec
+from krmfn.core.kinds import ALL_KINDS, RENAMED
 from krmfn.core.retention import FAMILY
 from krmfn.gc import planner as gc
 from krmfn.gc.kubectl import Kubectl, Outcome, Referrers, read_cluster
@@ -32,7 +33,7 @@ exit status:
 """
 
 EPILOG = f"""\
-A dry run unless --apply: the plan is printed, one row per krmfn ConfigMap, and nothing is
+A dry run unless --apply: the plan is printed, one row per krmfn ConfigMap or Secret, and nothing is
 deleted. -f plans from a saved `kubectl get ... -o json` List instead of the cluster, and is
 always a dry run. Notes and errors go to stderr, one line each; stdout has only the plan.
 
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="krmfn gc",
         usage="krmfn gc [-n NS | -A] [--keep N] [--min-age D] [-o table|json] [--apply]  |  krmfn gc -f FILE ...",
-        description="Delete old krmfn ConfigMaps that no rollback can need. Kept are those anything uses,\n"
+        description="Delete old krmfn ConfigMaps and Secrets that no rollback can need. Kept are those anything uses,\n"
                     "the newest --keep of each family, and those younger than --min-age.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -57,20 +58,23 @@ def _parser() -> argparse.ArgumentParser:
     scope = src.add_mutually_exclusive_group()
     scope.add_argument("-n", "--namespace", help="only this namespace (default: kubectl's current one)")
     scope.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
+    p.add_argument("--kinds", type=comma_list, action="extend", metavar="KIND[,KIND...]",
+                   help=f"the kinds gc reads and deletes: {', '.join(k.kind for k in RENAMED)} (default: both); "
+                        "--kinds ConfigMap needs no rights on Secrets")
     src.add_argument("--skip-kind", type=comma_list, action="extend", default=[], metavar="KIND[,KIND...]",
                      help="do not read this referrer kind (as gc names it in its error: replicaset, "
-                          "rollout.argoproj.io): only if none of its objects can name a krmfn ConfigMap; repeatable")
+                          "rollout.argoproj.io): only if none of its objects can name a krmfn object; repeatable")
     src.add_argument("--allow-no-referrers", action="store_true",
-                     help="plan even when the live state holds krmfn ConfigMaps and no object of any kind that "
+                     help="plan even when the live state holds krmfn objects and no object of any kind that "
                           "could use one (by default an error: such a read missed them, most likely)")
     p.add_argument("--function-config", metavar="FILE",
                    help="krmfn's functionConfig: its fieldSpecs name more referrer kinds")
     p.add_argument("--keep", type=_non_negative, default=5, metavar="N",
                    help="always keep the newest N of each family (default 5)")
     p.add_argument("--min-age", type=_duration, default="1h", metavar="DURATION",
-                   help="always keep ConfigMaps younger than this (default 1h; e.g. 30m, 2d, 0)")
+                   help="always keep versions younger than this (default 1h; e.g. 30m, 2d, 0)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table",
-                   help="table (default): a row per ConfigMap and a summary line; json: one object with "
+                   help="table (default): a row per ConfigMap or Secret and a summary line; json: one object with "
                         "every row, its referrers and, after --apply, each deletion's outcome")
     p.add_argument("--apply", action="store_true", help="delete what the plan says; without it, only print the plan")
     p.add_argument("--now", type=_instant, help=argparse.SUPPRESS)  # tests: a fixed clock
@@ -149,9 +153,9 @@ def _kubectl(args: argparse.Namespace) -> Kubectl:
 
 
 def print_table(rows: list[gc.Row], out: TextIO) -> None:
-    header = ("NAMESPACE", "FAMILY", "NAME", "AGE", "VERDICT", "REASON")
-    cells = [header] + [(r.namespace, r.family, r.name, gc.format_age(r.age), r.verdict, r.reason)
-                        for r in rows]
+    header = ("NAMESPACE", "KIND", "FAMILY", "NAME", "AGE", "VERDICT", "REASON")
+    cells = [header] + [(r.namespace, r.kind.kind.lower(), r.family, r.name, gc.format_age(r.age), r.verdict,
+                         r.reason) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(header) - 1)]
     for c in cells:
         out.write("   ".join(v.ljust(w) for v, w in zip(c, widths)) + "   " + c[-1] + "\n")
@@ -159,15 +163,27 @@ def print_table(rows: list[gc.Row], out: TextIO) -> None:
 
 def _summary(plan: gc.Plan, args: argparse.Namespace) -> str:
     n, total = len(plan.deletions), len(plan.rows)
-    ignored = (f"; {plan.ignored} ConfigMap{'' if plan.ignored == 1 else 's'} without the {FAMILY} label left alone"
+    what = gc.plural({r.kind.kind for r in plan.rows} or _kinds(args))
+    ignored = (f"; {plan.ignored} {gc.plural(plan.ignored_kinds, plan.ignored)} without the {FAMILY} label left alone"
                if plan.ignored else "")
     if args.apply:
-        return f"{n} of {total} krmfn ConfigMaps to delete{ignored}"
+        return f"{n} of {total} krmfn {what} to delete{ignored}"
     if args.filename:
         then = "; -f only plans: to delete them, run krmfn gc --apply against the cluster" if n else ""
-        return f"dry run from {args.filename}: {n} of {total} krmfn ConfigMaps would be deleted{ignored}{then}"
+        return f"dry run from {args.filename}: {n} of {total} krmfn {what} would be deleted{ignored}{then}"
     then = "; run again with --apply to delete them" if n else ""
-    return f"dry run: {n} of {total} krmfn ConfigMaps would be deleted{ignored}{then}"
+    return f"dry run: {n} of {total} krmfn {what} would be deleted{ignored}{then}"
+
+
+def _kinds(args: argparse.Namespace) -> frozenset[str]:
+    """The renamed kinds gc reads: --kinds, checked, or all of them."""
+    if not args.kinds:
+        return ALL_KINDS
+    known = {k.kind.lower(): k.kind for k in RENAMED}
+    unknown = [k for k in args.kinds if k.lower() not in known]
+    if unknown:
+        raise GcError(f"--kinds {unknown[0]} is not a kind krmfn renames; use {', '.join(known.values())}.")
+    return frozenset(known[k.lower()] for k in args.kinds)
 
 
 def _json(plan: gc.Plan, args: argparse.Namespace, now: datetime, outcomes: dict[int, Outcome]) -> str:
@@ -201,9 +217,9 @@ def run(args: argparse.Namespace) -> int:
                  else ["--namespace", args.namespace] if args.namespace else [])
         resources = gc.referrer_resources(table)
         referrers = Referrers(resources, gc.required_resources(table), _skipped(args.skip_kind, resources))
-        objects = read_cluster(kubectl, scope, referrers, notes)
+        objects = read_cluster(kubectl, scope, referrers, notes, _kinds(args))
     now = args.now or datetime.now(UTC)
-    options = gc.Options(args.keep, args.min_age, args.namespace, args.allow_no_referrers)
+    options = gc.Options(args.keep, args.min_age, args.namespace, args.allow_no_referrers, _kinds(args))
     plan = gc.plan(objects, now, options, table)
     plan.notes.extend(notes)
     for note in plan.notes:
@@ -220,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
             outcomes[id(row)] = done
             if not as_json:
                 detail = f": {done.message}" if done.message else ""
-                sys.stdout.write(f"{done.status} configmap {row.namespace}/{row.name}{detail}\n")
+                sys.stdout.write(f"{done.status} {row.kind.kind.lower()} {row.namespace}/{row.name}{detail}\n")
                 sys.stdout.flush()
     if as_json:
         sys.stdout.write(_json(plan, args, now, outcomes))

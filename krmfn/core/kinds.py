@@ -51,6 +51,7 @@ SECRET = RenamedKind("Secret", "v1", "secrets", ("data", "stringData"), ("data",
 RENAMED: tuple[RenamedKind, ...] = (CONFIGMAP, SECRET)
 BY_TYPE: dict[tuple[str, str], RenamedKind] = {(k.api_version, k.kind): k for k in RENAMED}
 BY_KIND: dict[str, RenamedKind] = {k.kind: k for k in RENAMED}
+ALL_KINDS: frozenset[str] = frozenset(BY_KIND)
 # What the function config's select, names and selector reach unless ``kinds`` says otherwise.
 DEFAULT_KINDS: tuple[str, ...] = ("ConfigMap",)
 

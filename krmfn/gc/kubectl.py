@@ -3,7 +3,7 @@
 Why kubectl and not a client library: its kubeconfig, contexts, auth plugins and in-cluster
 service account work unchanged, and krmfn needs no dependency for them.
 
-- reading: one ``kubectl get <resource> -o json`` per resource type, ConfigMaps first
+- reading: one ``kubectl get <resource> -o json`` per resource type, ConfigMaps and Secrets first
   (``-l krmfn.dev/family``), then every referrer kind of the reference table; a custom
   resource whose CRD is not installed is skipped with a note. Any other kind that cannot be
   read (forbidden, not served, kubectl failing) stops gc before it deletes anything, unless
@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from krmfn.core.kinds import RENAMED
+from krmfn.core.kinds import ALL_KINDS, RENAMED
 from krmfn.core.retention import FAMILY
 from krmfn.gc import planner as gc
 from krmfn.results import GcError
@@ -107,10 +107,12 @@ class Referrers:
     skip: frozenset[str] = frozenset()
 
 
-def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes: list[str]) -> list[dict]:
-    """The renamed kinds first: an object created after this read is not seen, so never deleted."""
+def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes: list[str],
+                 kinds: frozenset[str] = ALL_KINDS) -> list[dict]:
+    """The renamed kinds first (those of ``kinds``): an object created after this read is not
+    seen, so never deleted. A Secret's values are dropped as it is read (gc.planner.parse_list)."""
     objects: list[dict] = []
-    for kind in RENAMED:
+    for kind in (k for k in RENAMED if k.kind in kinds):
         managed = kubectl.get(kind.plural, scope, FAMILY)
         if managed is None:
             raise GcError(f"the cluster has no {kind.plural} resource type.")
@@ -123,7 +125,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             items = kubectl.get(resource, scope)
         except GcError as exc:
             raise GcError(f"{exc.message}; let gc list {resource}, or pass --skip-kind {resource} if none of its "
-                          "objects can name a krmfn ConfigMap.") from None
+                          "objects can name a krmfn ConfigMap or Secret.") from None
         if items is None and resource in referrers.required:
             raise GcError(f"the cluster does not serve {resource}, which every Kubernetes API server does: check "
                           f"--context and --kubeconfig, or pass --skip-kind {resource}.")

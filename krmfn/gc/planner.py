@@ -1,10 +1,10 @@
-"""Plan a garbage collection of krmfn's ConfigMaps: keep what a rollback still needs.
+"""Plan a garbage collection of krmfn's ConfigMaps and Secrets: keep what a rollback still needs.
 
 Pure: parsed live state (plain dicts, as ``json.loads`` gives them) and a ``now`` in, one
-verdict row per krmfn-managed ConfigMap out. No I/O here, so every rule is testable with a
+verdict row per krmfn-managed object out. No I/O here, so every rule is testable with a
 fixed clock; :mod:`krmfn.cli.gc` and :mod:`krmfn.gc.kubectl` read the cluster and delete.
 
-A ConfigMap is kept when any of these holds, and deleted otherwise:
+An object is kept when any of these holds, and deleted otherwise:
 
 - something names it through the reference table (Pods, every ReplicaSet including those
   scaled to zero that ``revisionHistoryLimit`` keeps for ``rollout undo``, Jobs, CronJobs,
@@ -13,7 +13,8 @@ A ConfigMap is kept when any of these holds, and deleted otherwise:
 - it is among the newest ``keep`` of its family, by creationTimestamp;
 - it is younger than ``min_age`` (a render just applied, its workload not yet rolled).
 
-Only ConfigMaps with the ``krmfn.dev/family`` label are ever considered. A read that holds
+Only objects with the ``krmfn.dev/family`` label are ever considered; a Secret is read without
+its values (:func:`parse_list`). A read that holds
 krmfn ConfigMaps and no object of any referrer kind at all is refused unless allowed: it is
 far likelier a read that missed them (a file of ConfigMaps only) than a cluster where nothing
 uses any version, and every version beyond the newest ``keep`` would go.
@@ -28,9 +29,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from krmfn.core.fieldspec import FieldSpec, split_path
-from krmfn.core.kinds import RenamedKind, renamed_kind
+from krmfn.core.kinds import ALL_KINDS, RenamedKind, renamed_kind
 from krmfn.core.retention import FAMILY
-from krmfn.core.table import BUILTIN, pod_spec_paths, table_specs
+from krmfn.core.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths, table_specs
 from krmfn.core.walk import ReferenceTable
 from krmfn.results import GcError
 
@@ -58,8 +59,9 @@ _UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 class Options:
     keep: int = 5
     min_age: timedelta = timedelta(hours=1)
-    namespace: str | None = None  # only ConfigMaps in this namespace (for a file read with -f)
+    namespace: str | None = None  # only objects in this namespace (for a file read with -f)
     allow_no_referrers: bool = False  # plan even when the read holds no object that can use one
+    kinds: frozenset[str] = ALL_KINDS  # the renamed kinds gc considers
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Referrer:
 
 @dataclass(frozen=True)
 class Managed:
-    """An object of a renamed kind (a ConfigMap) that krmfn labelled, as read from live state."""
+    """An object of a renamed kind (a ConfigMap, a Secret) that krmfn labelled, as read from live state."""
 
     kind: RenamedKind
     namespace: str
@@ -93,7 +95,7 @@ class Managed:
 
 @dataclass(frozen=True)
 class Row(Managed):
-    """One managed ConfigMap and what gc does with it."""
+    """One managed object and what gc does with it."""
 
     age: timedelta
     verdict: str
@@ -105,7 +107,8 @@ class Row(Managed):
         return "; ".join(self.reasons)
 
     def to_json(self) -> dict[str, object]:
-        return {"namespace": self.namespace, "family": self.family, "name": self.name, "uid": self.uid,
+        return {"kind": self.kind.kind, "namespace": self.namespace, "family": self.family, "name": self.name,
+                "uid": self.uid,
                 "resourceVersion": self.resource_version,
                 "creationTimestamp": self.created.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "ageSeconds": int(self.age.total_seconds()), "age": format_age(self.age),
@@ -116,8 +119,9 @@ class Row(Managed):
 @dataclass
 class Plan:
     rows: list[Row]
-    ignored: int = 0  # ConfigMaps without the family label: never touched
+    ignored: int = 0  # objects of a renamed kind without the family label: never touched
     notes: list[str] = field(default_factory=list)
+    ignored_kinds: frozenset[str] = frozenset()
 
     @property
     def deletions(self) -> list[Row]:
@@ -128,8 +132,9 @@ def gc_table(extra: Sequence[FieldSpec] = ()) -> ReferenceTable:
     """The rewrite's whole reference table (custom resources included: a ConfigMap only a Rollout
     names must survive), plus ControllerRevisions and any user field specs. Conditions on a spec
     (e.g. Flux's ``kind: ConfigMap``) are not applied here: gc then keeps more, never less."""
-    own = tuple(FieldSpec(kind, split_path(p), group)
-                for group, kind, prefix in GC_POD_SPEC_KINDS for p in pod_spec_paths(prefix))
+    own = tuple(FieldSpec(kind, split_path(p), group, refers_to=target)
+                for group, kind, prefix in GC_POD_SPEC_KINDS for target in SHAPE_FIELDS
+                for p in pod_spec_paths(prefix, target))
     return ReferenceTable.of(table_specs() + own + tuple(extra))
 
 
@@ -175,7 +180,7 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
     if not isinstance(obj, dict) or not str(obj.get("kind", "")).endswith("List"):
         what = f"kind {obj.get('kind')!r}" if isinstance(obj, dict) else type(obj).__name__
         raise GcError(f"{source} is {what}, not a List; make it with "
-                             "`kubectl get configmaps,pods,replicasets,... -o json`.")
+                             "`kubectl get configmaps,secrets,pods,replicasets,... -o json`.")
     items = obj.get("items") or []
     if not isinstance(items, list):
         raise GcError(f"{source} has items that are not a list.")
@@ -189,7 +194,21 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
                 raise GcError(f"item {i} of {source} has no kind.")
             item["kind"] = item_kind
             item.setdefault("apiVersion", obj.get("apiVersion", ""))
+        kind = renamed_kind(str(item.get("apiVersion", "")), str(item["kind"]))
+        if kind is not None and kind.secret:
+            items[i] = _without_values(item)
     return items
+
+
+# What gc keeps of a Secret it reads: enough to plan and delete, none of its values. A
+# kubectl-applied Secret carries them in its last-applied-configuration annotation too.
+_KEPT_METADATA = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels")
+
+
+def _without_values(obj: dict) -> dict:
+    meta = obj["metadata"]
+    return {"apiVersion": obj.get("apiVersion"), "kind": obj["kind"],
+            "metadata": {k: meta[k] for k in _KEPT_METADATA if k in meta}}
 
 
 def _yaml_data(data: bytes, source: str) -> object:
@@ -301,7 +320,7 @@ def _names(node: object, trie: Trie, out: list[str]) -> None:
 
 
 def _note(obj: dict) -> str:
-    """What makes this referrer worth keeping a ConfigMap for, in a few words."""
+    """What makes this referrer worth keeping an object for, in a few words."""
     parts = []
     spec = obj.get("spec")
     if isinstance(spec, dict) and str(spec.get("replicas", "")) == "0":
@@ -317,7 +336,7 @@ def _note(obj: dict) -> str:
 
 @dataclass
 class _References:
-    """Who names which ConfigMap: by (namespace, name), and by name for cluster-scoped referrers."""
+    """Who names which object: by (namespace, name), and by name for cluster-scoped referrers."""
 
     by_key: dict[tuple[str, str], list[Referrer]] = field(default_factory=dict)
     any_namespace: dict[str, list[Referrer]] = field(default_factory=dict)
@@ -354,6 +373,12 @@ def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
     return refs
 
 
+def plural(kinds: Iterable[str], count: int = 2) -> str:
+    """``ConfigMaps``, ``Secret``, ``ConfigMaps and Secrets``: the kinds named in a message."""
+    names = sorted(set(kinds)) or ["ConfigMap"]
+    return " and ".join(f"{k}{'' if count == 1 and len(names) == 1 else 's'}" for k in names)
+
+
 def _managed(obj: dict) -> Managed:
     kind = renamed_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
     assert kind is not None  # _is_managed said so
@@ -367,34 +392,37 @@ def _managed(obj: dict) -> Managed:
                     str(meta.get("resourceVersion") or ""), created)
 
 
-def _is_managed(obj: dict) -> bool | None:
-    """True for an object of a renamed kind that krmfn labelled, False for another of that kind,
-    None for anything else (a referrer, perhaps)."""
-    if renamed_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", ""))) is None:
+def _is_managed(obj: dict, kinds: frozenset[str]) -> bool | None:
+    """True for an object of a renamed kind (of ``kinds``) that krmfn labelled, False for another
+    of that kind, None for anything else (a referrer, perhaps)."""
+    kind = renamed_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    if kind is None or kind.kind not in kinds:
         return None
     labels = obj["metadata"].get("labels")
     return isinstance(labels, dict) and isinstance(labels.get(FAMILY), str)
 
 
 def plan(objects: Sequence[dict], now: datetime, options: Options, table: ReferenceTable) -> Plan:
-    """One row per managed ConfigMap, sorted by namespace, family, newest first."""
+    """One row per managed object, sorted by namespace, family and kind, newest first."""
     refs = _references(objects, table)
-    families: dict[tuple[str, str], list[Managed]] = {}
-    ignored = 0
+    families: dict[tuple[str, str, str], list[Managed]] = {}
+    ignored, ignored_kinds = 0, set()
     for obj in objects:
-        managed = _is_managed(obj)
+        managed = _is_managed(obj, options.kinds)
         if managed is None:
             continue
         if options.namespace and (obj["metadata"].get("namespace") or "default") != options.namespace:
             continue
         if not managed:
             ignored += 1
+            ignored_kinds.add(str(obj["kind"]))
             continue
         cm = _managed(obj)
-        families.setdefault((cm.namespace, cm.family), []).append(cm)
+        families.setdefault((cm.namespace, cm.family, cm.kind.kind), []).append(cm)
     if families and not refs.read and not options.allow_no_referrers:
         count = sum(len(members) for members in families.values())
-        raise GcError(f"the live state holds {count} krmfn ConfigMap{'' if count == 1 else 's'} and no object that "
+        what = plural({kind for _, _, kind in families}, count)
+        raise GcError(f"the live state holds {count} krmfn {what} and no object that "
                       "could use one (no Pod, ReplicaSet, ControllerRevision, Job, ...), so every version beyond the "
                       f"newest {options.keep} would look unused: read those kinds too, or pass --allow-no-referrers "
                       "if nothing uses them.")
@@ -403,7 +431,7 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
         members = sorted(families[key], key=lambda c: (-c.created.timestamp(), c.name))
         for rank, cm in enumerate(members, 1):
             rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.name), now, options))
-    return Plan(rows, ignored)
+    return Plan(rows, ignored, ignored_kinds=frozenset(ignored_kinds))
 
 
 def _verdict(cm: Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,

@@ -62,14 +62,15 @@ if verb == "get":
              and (not label or os.environ.get("FAKE_KUBE_IGNORE_SELECTOR") or label in o["metadata"].get("labels", {}))]
     print(json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}, indent=4))
 elif verb == "delete":
-    _, api, v1, _, ns, _, name = opts["--raw"].split("/")
+    _, api, v1, _, ns, plural, name = opts["--raw"].split("/")
     body = json.loads(stdin)
     assert body["kind"] == "DeleteOptions" and body["apiVersion"] == "v1", body
     pre = body["preconditions"]
-    found = [o for o in state["items"] if o["kind"] == "ConfigMap" and o["metadata"]["namespace"] == ns
+    kind = {"configmaps": "ConfigMap", "secrets": "Secret"}[plural]
+    found = [o for o in state["items"] if o["kind"] == kind and o["metadata"]["namespace"] == ns
              and o["metadata"]["name"] == name]
     if not found or name in env("FAKE_KUBE_GONE"):
-        sys.exit(print(f'Error from server (NotFound): configmaps "{name}" not found', file=sys.stderr) or 1)
+        sys.exit(print(f'Error from server (NotFound): {plural} "{name}" not found', file=sys.stderr) or 1)
     meta = found[0]["metadata"]
     if name in env("FAKE_KUBE_FAIL"):
         sys.exit(print('Error from server (InternalError): an error on the server ("etcdserver: request timed out") '
@@ -81,7 +82,7 @@ elif verb == "delete":
     state["items"].remove(found[0])
     json.dump(state, open(state_path, "w"))
     print(json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Success",
-                       "details": {"name": name, "kind": "configmaps", "uid": meta["uid"]}}))
+                       "details": {"name": name, "kind": plural, "uid": meta["uid"]}}))
 else:
     sys.exit(print(f"stand-in kubectl: unexpected {argv}", file=sys.stderr) or 2)
 '''
@@ -137,9 +138,9 @@ def test_dry_run_prints_a_table_and_deletes_nothing(capsys):
     code, out, err = gc_run(capsys, "-f", str(CLUSTER), NOW, "--keep", "1")
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].split() == ["NAMESPACE", "FAMILY", "NAME", "AGE", "VERDICT", "REASON"]
+    assert lines[0].split() == ["NAMESPACE", "KIND", "FAMILY", "NAME", "AGE", "VERDICT", "REASON"]
     assert len(lines) == 1 + 20 + 1
-    assert lines[2].split()[:5] == ["blog", "app-config", "app-config-69hbb4m9f4", "25d", "delete"]
+    assert lines[2].split()[:6] == ["blog", "configmap", "app-config", "app-config-69hbb4m9f4", "25d", "delete"]
     assert lines[2].endswith("unused, older than 1h, not among the newest 1 (#2 of 2)")
     assert lines[-1] == (f"dry run from {CLUSTER}: 6 of 20 krmfn ConfigMaps would be deleted; 3 ConfigMaps "
                          "without the krmfn.dev/family label left alone; -f only plans: to delete them, run "
@@ -172,7 +173,7 @@ def test_a_yaml_file_and_stdin_are_read(capsys, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("content,message", [
     ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}',
-     "live.json is kind 'ConfigMap', not a List; make it with `kubectl get configmaps,pods,replicasets,... -o json`."),
+     "live.json is kind 'ConfigMap', not a List; make it with `kubectl get configmaps,secrets,pods,replicasets,... -o json`."),
     ('{"kind": "List", "apiVersion": "v1", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": '
      '{"name": "c-1", "namespace": "a", "labels": {"krmfn.dev/family": "c"}, "creationTimestamp": "last tuesday"}}]}',
      "ConfigMap a/c-1 has creationTimestamp 'last tuesday', which is not an RFC 3339 time such as 2024-05-01T12:00:00Z."),
@@ -343,7 +344,7 @@ def test_a_referrer_kind_kubectl_cannot_read_stops_the_run_before_any_deletion(c
     assert err == ('krmfn: `kubectl get replicaset` failed: Error from server (Forbidden): replicasets is forbidden: '
                    'User "system:serviceaccount:krmfn-system:krmfn-gc" cannot list resource "replicasets" in API group "" '
                    'at the cluster scope; let gc list replicaset, or pass --skip-kind replicaset if none of its objects '
-                   'can name a krmfn ConfigMap.\n')
+                   'can name a krmfn ConfigMap or Secret.\n')
 
 
 def test_skip_kind_reads_the_cluster_without_that_kind_and_says_so(capsys, tmp_path, monkeypatch):
@@ -421,7 +422,7 @@ def test_ages_in_the_table_read_like_kubectl(capsys, tmp_path):
     path = tmp_path / "live.json"
     path.write_text(json.dumps(live))
     _, out, _ = gc_run(capsys, "-f", str(path), now, "--keep", "1")
-    ages = {line.split()[2]: line.split()[3] for line in out.splitlines()[1:-1]}
+    ages = {line.split()[3]: line.split()[4] for line in out.splitlines()[1:-1]}
     assert ages["app-config-25d827hmkd"] == "2d" and ages["report-config-7t98bc227t"] == "2d3h"
     assert all(not age.endswith("s") or len(age) <= 4 for age in ages.values())
 
@@ -441,3 +442,42 @@ def test_version(flag):
     for argv in (["gc", flag], [flag]):
         done = subprocess.run([sys.executable, "-m", "krmfn", *argv], capture_output=True, text=True)
         assert (done.returncode, done.stdout, done.stderr) == (0, f"krmfn {__version__}\n", ""), argv
+
+
+# --- Secrets --------------------------------------------------------------------------------
+
+SECRETS = FIXTURES / "secrets.json"
+
+
+def planted_values() -> list[str]:
+    """Every value the Secrets of secrets.json hold, as text and as base64."""
+    import base64
+
+    values = [i["data"]["token"] for i in json.loads(SECRETS.read_text())["items"] if i["kind"] == "Secret"]
+    return values + [base64.b64decode(v).decode() for v in values] + ["PLANTED"]
+
+
+def test_secrets_are_planned_and_deleted_and_no_value_is_ever_printed(capsys, tmp_path, monkeypatch):
+    runs = [gc_run(capsys, "-f", str(SECRETS), NOW, "--keep", "1"),
+            gc_run(capsys, "-f", str(SECRETS), NOW, "--keep", "1", "-o", "json")]
+    kube = FakeKube(tmp_path, monkeypatch, SECRETS)
+    runs.append(gc_run(capsys, "--apply", "-n", "pay", "--keep", "1", NOW, "--debug"))
+    runs.append(gc_run(capsys, "--apply", "-n", "pay", "--keep", "1", NOW, "-o", "json"))
+    for code, out, err in runs:
+        assert code == 0, err
+        assert not [v for v in planted_values() if v in out or v in err]
+    _, table, _ = runs[0]
+    assert "3 of 8 krmfn ConfigMaps and Secrets would be deleted" in table.splitlines()[-1]
+    deleted = [c["argv"][2] for c in kube.calls() if c["argv"][0] == "delete"]
+    assert len(deleted) == 3 and all(p.startswith("/api/v1/namespaces/pay/secrets/") for p in deleted)
+    assert {o["metadata"]["name"] for o in kube.live() if o["kind"] == "Secret"} >= {"default-token"}
+
+
+def test_kinds_configmap_never_reads_secrets(capsys, tmp_path, monkeypatch):
+    kube = FakeKube(tmp_path, monkeypatch, SECRETS)
+    code, out, err = gc_run(capsys, "-n", "pay", "--keep", "1", NOW, "--kinds", "ConfigMap")
+    assert code == 0, err
+    assert not [c for c in kube.calls() if c["argv"][:2] == ["get", "secrets"]]
+    assert out.splitlines()[-1].startswith("dry run: 0 of 1 krmfn ConfigMaps would be deleted")
+    code, _, err = gc_run(capsys, "-n", "pay", NOW, "--kinds", "Pod")
+    assert code == 2 and err == "krmfn: --kinds Pod is not a kind krmfn renames; use ConfigMap, Secret.\n"

@@ -215,7 +215,7 @@ def test_a_cluster_scoped_referrer_keeps_the_name_in_every_namespace(cluster):
 def test_rows_as_json():
     [row] = [r for r in plan(load("boundaries.json"), UNUSED).rows if r.name == "settings-c"]
     assert row.to_json() == {
-        "namespace": "edge", "family": "settings", "name": "settings-c", "uid": row.uid,
+        "kind": "ConfigMap", "namespace": "edge", "family": "settings", "name": "settings-c", "uid": row.uid,
         "resourceVersion": row.resource_version, "creationTimestamp": "2024-06-01T11:00:00Z",
         "ageSeconds": 3600, "age": "60m", "verdict": "keep", "reason": "among the newest 5 (#3 of 6)",
         "referrers": []}
@@ -241,8 +241,8 @@ def test_a_raw_api_list_gets_kinds_from_the_list_kind():
 
 @pytest.mark.parametrize("text,message", [
     ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}',
-     "f.json is kind 'ConfigMap', not a List; make it with `kubectl get configmaps,pods,replicasets,... -o json`."),
-    ("[1, 2]", "f.json is list, not a List; make it with `kubectl get configmaps,pods,replicasets,... -o json`."),
+     "f.json is kind 'ConfigMap', not a List; make it with `kubectl get configmaps,secrets,pods,replicasets,... -o json`."),
+    ("[1, 2]", "f.json is list, not a List; make it with `kubectl get configmaps,secrets,pods,replicasets,... -o json`."),
     ('{"kind": "List", "items": [', "f.json is not valid JSON (Expecting value at line 1)."),
     ('{"kind": "List", "items": {"a": 1}}', "f.json has items that are not a list."),
     ('{"kind": "List", "items": [3]}', "item 0 of f.json is not an object with metadata."),
@@ -338,3 +338,25 @@ def test_kubernetes_own_referrer_kinds_are_required_custom_resources_are_not():
     assert required <= resources
     assert not {"rollout.argoproj.io", "statefulset.apps.kruise.io", "service.serving.knative.dev"} & required
     assert {"rollout.argoproj.io", "statefulset.apps.kruise.io"} <= resources
+
+
+def test_secrets_are_planned_per_kind_and_read_without_their_values():
+    objects = load("secrets.json")
+    for obj in (o for o in objects if o["kind"] == "Secret"):
+        assert set(obj) == {"apiVersion", "kind", "metadata"}  # no data, no type
+        assert "kubectl.kubernetes.io/last-applied-configuration" not in obj["metadata"].get("annotations", {})
+        assert "annotations" not in obj["metadata"]
+    rows = plan(objects, gc.Options(keep=1)).rows
+    verdicts = {(r.kind.kind, r.name): r.verdict for r in rows}
+    secrets = [r for r in rows if r.kind.kind == "Secret" and r.family == "api-token"]
+    assert [r.verdict for r in secrets] == ["keep", "keep", "delete", "keep", "delete"]  # newest first
+    assert "ControllerRevision vault-58c7d9f6b" in secrets[3].reason  # a StatefulSet's past template
+    assert "ReplicaSet api-7b8c9d6f5 (scaled to 0" in secrets[1].reason
+    registry = [r for r in rows if r.family == "registry"]
+    assert [(r.verdict, r.reason.split(";")[0]) for r in registry][0] == ("keep", "used by ServiceAccount api")
+    # The ConfigMap family of the same name is its own family: #1 of 1, not #6 of 6.
+    [cm] = [r for r in rows if r.kind.kind == "ConfigMap"]
+    assert cm.verdict == "keep" and "(#1 of 1)" in cm.reason
+    assert sum(v == "delete" for v in verdicts.values()) == 3
+    assert gc.plan(objects, NOW, gc.Options(keep=1, kinds=frozenset({"ConfigMap"})), gc.gc_table()).rows == [
+        r for r in rows if r.kind.kind == "ConfigMap"]
