@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from krmfn.core import rollout
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
 from krmfn.core.scan import Hashed, Reference, Scanned
@@ -61,6 +62,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
+    fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
@@ -98,6 +100,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 rewrites.setdefault(item, []).append((ref, target))
             named[target.res.index] = target
         referrer = res.ref
+        verdict = scanned.rollouts.get(item)
+        if named and verdict is not None and not (config.suffix_jobs and res.kind == "Job"):
+            fates.append(rollout.result(referrer, verdict, rollout.when(
+                [(t.res.kind, t.original, t.new_name) for t in named.values()])))
         if named and config.suffix_jobs:
             from krmfn.core import jobs  # here, for start-up time: only suffixJobs runs need it
 
@@ -120,4 +126,5 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",
                                   "warning", renamed))
+    results += fates
     return Plan(index.hashed_of, rewrites, results, renames)

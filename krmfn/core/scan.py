@@ -16,6 +16,7 @@ from krmfn.core.kinds import RenamedKind, renamed_kind
 from krmfn.core.optin import Mark, may_mark, misplaced, own_choice, read_marks
 from krmfn.core.renamed import renamed_edits
 from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
+from krmfn.core.rollout import Verdict, verdict
 from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.envelope import ResourceList
@@ -69,6 +70,8 @@ class Scanned:
     # names them by that family name (item index -> the family name).
     families: dict[int, str] = field(default_factory=dict)
     marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
+    # What a new pod template does to each referrer that runs pods (core.rollout), by item.
+    rollouts: dict[int, Verdict] = field(default_factory=dict)
 
 
 def _entry_path(key: str, k: str) -> str:
@@ -260,6 +263,10 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
                             for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
         if known and may_mark(source, config):
             _scan_marks(res, config, out)
+        if refs or index in out.marks:
+            found = verdict(res.tree, res.node, res.api_version, res.kind)
+            if found is not None:
+                out.rollouts[index] = found
         if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 

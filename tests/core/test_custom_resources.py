@@ -81,7 +81,8 @@ def test_argo_rollouts():
     assert get(pod, "volumes.0.configMap.name") == new
     assert get(by_name(items)["Deployment/rollout-ref-deployment"], "spec.template.spec.containers.0.envFrom.0"
                ) == {"configMapRef": {"name": new}}
-    [info] = [r for r in _results("argo-rollouts") if r["resourceRef"]["kind"] == "Rollout"]
+    [info] = [r for r in _results("argo-rollouts") if r["resourceRef"]["kind"] == "Rollout"
+              and r["field"]["path"] == "spec.workloadRef"]
     assert info["severity"] == "info" and info["field"]["path"] == "spec.workloadRef"
     assert "Deployment rollout-ref-deployment" in info["message"] and "nothing to rewrite" in info["message"]
 
