@@ -53,7 +53,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                 if not found:
                     if mark.name is not None or mark.tool != "krmfn":
                         out.missing.add((item, kind, name))
-                        results.append(_missing(workload, mark, kind, name))
+                        results.append(_missing(workload, mark, kind, name, index, namespace))
                     continue
                 if len(found) > 1:
                     both = " and ".join(str(r.ref) for r, _ in found)
@@ -100,7 +100,13 @@ def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) ->
     return skips(mark, target)
 
 
-def _missing(workload: Resource, mark: Mark, kind: str, name: str) -> Result:
+def _missing(workload: Resource, mark: Mark, kind: str, name: str, index: Index, namespace: str | None) -> Result:
+    elsewhere = index.elsewhere(kind, name)
+    if elsewhere:  # in the render, in another namespace: never "not in this render"
+        from krmfn.core.namespaces import trap  # here, for start-up time: only a namespace mismatch needs it
+
+        return trap(f"{mark.annotation} names {kind} {name}", workload, namespace or workload.namespace, elsewhere,
+                    index.empty, f"metadata.annotations[{mark.annotation}]")
     keep = {"reloader": "Reloader", "autoreload": "the Kyverno policy"}.get(mark.tool)
     fix = f"keep {keep} for it, or render it with the rest" if keep else "render it with the rest"
     return Result(f"{mark.annotation} asks to roll for {kind} {name}, which is not in this render: krmfn cannot "

@@ -29,10 +29,10 @@ class Plan:
     renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
 
 
-def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str]) -> None:
+def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str], empty: str) -> None:
     seen: dict[tuple[str, str, str], Resource] = {}
     for res in renamed:
-        key = (res.namespace or "default", res.name, res.kind)
+        key = (res.namespace or empty, res.name, res.kind)
         if key in seen:
             raise ReferenceProblem(f"{res.kind} {res.name!r} appears twice in namespace {key[0]!r} "
                         f"({item_name(seen[key].index)} and {item_name(res.index)}); remove one", res.ref)
@@ -50,10 +50,24 @@ def _optional(res: Resource, node: int) -> bool:
     return parent is not None and doc.str(doc.get(parent, "optional")) == "true"
 
 
+def _trapped(res: Resource, ref: Reference, found: list[tuple[Resource, Hashed | None]], index: Index,
+             trapped: dict[int, dict[ResourceRef, None]], results: list[Result]) -> None:
+    """A reference that means an object of the input only in another namespace: one warning per
+    referrer and object (core.namespaces), and each object notes who named it."""
+    if all(res.ref in trapped.get(r.index, ()) for r, _ in found):
+        return
+    from krmfn.core.namespaces import trap  # here, for start-up time: only a namespace mismatch needs it
+
+    here = ref.namespace if ref.namespace is not None else res.namespace
+    results.append(trap(f"references {ref.kind} {ref.name}", res, here, found, index.empty, _where(res, ref.node)))
+    for r, _ in found:
+        trapped.setdefault(r.index, {})[res.ref] = None
+
+
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
-    _check_duplicates(scanned.renamed, item_name)
+    _check_duplicates(scanned.renamed, item_name, config.default_namespace)
     results = list(scanned.results)
-    index = Index.of(scanned, config.algorithm)
+    index = Index.of(scanned, config.algorithm, config.default_namespace)
     missing: set[tuple[int, str, str]] = set()
     if scanned.marks:
         from krmfn.core.adopt import adopt  # here, for start-up time: only runs with workload marks need it
@@ -62,6 +76,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
+    trapped: dict[int, dict[ResourceRef, None]] = {}  # objects named only from other namespaces: by whom
     fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
@@ -77,6 +92,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
                 if (item, ref.kind, ref.name) in missing:  # a warning said so already
+                    continue
+                elsewhere = index.elsewhere(ref.kind, ref.name)
+                if elsewhere:  # in the input, in another namespace: never "not in the input"
+                    _trapped(res, ref, elsewhere, index, trapped, results)
                     continue
                 optional = " (optional)" if _optional(res, ref.node) else ""
                 results.append(Result(f"references {ref.kind} {ref.name}{optional}, which is not in the input; "
@@ -118,10 +137,15 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
+        named_from = trapped.get(h.res.index)
         if h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
                                   "info", renamed))
+        elif named_from:
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but only objects in other "
+                                  f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
+                                  "see the warning on each", "warning", renamed))
         else:
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",

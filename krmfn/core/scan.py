@@ -41,6 +41,11 @@ class Hashed:
     new_name: str
     referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
     edits: list[Edit] | None = None  # the rename in its own text (made while its tree was read); None: re-emit
+    # suffix: renamed <original>-<hash>; annotation: keeps its name, referrers carry a hash of its
+    # content (core.strategy); off: opted out after krmfn renamed it, so it gets its name back.
+    strategy: str = "suffix"
+    content: str = ""  # annotation: a digest of its content, for its referrers' pod-template hash
+    by_select: bool = False  # opted in by nothing but the function config's select: all
 
 
 @dataclass(slots=True, repr=False, eq=False)

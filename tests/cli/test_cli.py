@@ -215,6 +215,8 @@ FLAG_CASES = [
     (options.Flags(algorithm="sha256"), "algorithm: sha256"),
     (options.Flags(retention=["flux", "argocd"]), "retention: [flux, argocd]"),
     (options.Flags(suffix_jobs=True), "suffixJobs: true"),
+    (options.Flags(strategy="annotation"), "strategy: annotation"),
+    (options.Flags(default_namespace="demo"), "defaultNamespace: demo"),
     (options.Flags(field_specs=[{"kind": "Rollout", "group": "argoproj.io",
                                  "path": "spec/template/spec/volumes/configMap/name"}]),
      "fieldSpecs: [{kind: Rollout, group: argoproj.io, path: spec/template/spec/volumes/configMap/name}]"),
@@ -462,6 +464,16 @@ def test_helm_mode_reads_the_environment() -> None:
     assert "KRMFN_SUFFIX_JOBS" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_SUFFIX_JOBS": "yes!"}))
     assert "is not a size" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_MAX_INPUT_SIZE": "big"}))
     assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
+
+
+def test_helm_mode_reads_the_default_namespace_from_the_environment() -> None:
+    name = "  name: app   # odd spacing, kept"
+    namespaced = STREAM.replace(name, f"{name}\n  namespace: demo")
+    assert "name: app-config-" not in out(cli(["helm"], namespaced)).split("kind: Deployment")[1]
+    text = out(cli(["helm"], namespaced, env={"KRMFN_DEFAULT_NAMESPACE": "demo"}))
+    assert "name: app-config-" in text.split("kind: Deployment")[1]
+    assert "'defaultNamespace' must be a namespace name" in one_sentence(
+        cli(["helm"], STREAM, env={"KRMFN_DEFAULT_NAMESPACE": "Demo"}))
 
 
 def test_plugin_mode(tmp_path: Path) -> None:
