@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from krmfn.core import hashing
 from krmfn.core.config import Config
 from krmfn.core.kinds import RenamedKind, renamed_kind
-from krmfn.core.optin import Mark, may_mark, misplaced, own_choice, read_marks
+from krmfn.core.optin import OWN_BYTES, Mark, check_own_keys, may_mark, misplaced, own_choice, read_marks
 from krmfn.core.renamed import renamed_edits
 from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
 from krmfn.core.rollout import Verdict, verdict
@@ -247,6 +247,8 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         res = read_resource(source, index, rl.item_name(index))
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
+        if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
+            check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
         if kind is not None:
             _scan_renamed(res, kind, config, retention, out)
         refs: list[Reference] = []
