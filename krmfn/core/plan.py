@@ -11,14 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from krmfn.core import rollout
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
+from krmfn.core.outcomes import kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:
+    from krmfn.core.annotate import Annotation
     from krmfn.core.jobs import Rename
 
 @dataclass(repr=False, eq=False)
@@ -27,6 +28,7 @@ class Plan:
     rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
     results: list[Result]
     renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
+    templates: dict[int, Annotation] = field(default_factory=dict)  # the stable-name pod-template hash, by item
 
 
 def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str], empty: str) -> None:
@@ -69,16 +71,20 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
     results = list(scanned.results)
     index = Index.of(scanned, config.algorithm, config.default_namespace)
     missing: set[tuple[int, str, str]] = set()
+    marked: dict[int, dict[int, None]] = {}  # objects a mark names beyond the references (stable-name only)
     if scanned.marks:
         from krmfn.core.adopt import adopt  # here, for start-up time: only runs with workload marks need it
 
-        missing = adopt(scanned, config, index, results).missing
+        adopted = adopt(scanned, config, index, results)
+        missing, marked = adopted.missing, adopted.named
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
     trapped: dict[int, dict[ResourceRef, None]] = {}  # objects named only from other namespaces: by whom
     fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
-    for item, refs in scanned.references.items():
+    templates: dict[int, Annotation] = {}
+    for item in (*scanned.references, *(i for i in marked if i not in scanned.references)):
+        refs = scanned.references.get(item, [])
         res = scanned.resources[item]
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
         for ref in refs:
@@ -118,27 +124,26 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             if ref.name != target.new_name:
                 rewrites.setdefault(item, []).append((ref, target))
             named[target.res.index] = target
-        referrer = res.ref
-        verdict = scanned.rollouts.get(item)
-        if named and verdict is not None and not (config.suffix_jobs and res.kind == "Job"):
-            fates.append(rollout.result(referrer, verdict, rollout.when(
-                [(t.res.kind, t.original, t.new_name) for t in named.values()])))
-        if named and config.suffix_jobs:
-            from krmfn.core import jobs  # here, for start-up time: only suffixJobs runs need it
-
-            if jobs.is_job(res):
-                rename, result = jobs.rename(res, [t.new_name for t in named.values()])
-                results.append(result)
-                referrer = result.resource or referrer  # the Job as it will be named
-                if rename is not None:
-                    renames[item] = rename
-        for target in named.values():
-            target.referrers.setdefault(referrer)
+        named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))
+        if named:
+            settled = settle(res, named, {t.res.index for _, t in rewrites.get(item, ())},
+                             scanned.rollouts.get(item), config, index)
+            results += settled.results
+            if settled.fate is not None:
+                fates.append(settled.fate)
+            if settled.rename is not None:
+                renames[item] = settled.rename
+            if settled.annotation is not None:
+                templates[item] = settled.annotation
+            for target in named.values():
+                target.referrers.setdefault(settled.referrer)
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
         named_from = trapped.get(h.res.index)
-        if h.referrers:
+        if h.strategy != "suffix":  # keeps its name, or gets it back
+            results.append(kept(h, named_from))
+        elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
                                   "info", renamed))
@@ -151,4 +156,4 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "references it: a workload that names it elsewhere will not follow",
                                   "warning", renamed))
     results += fates
-    return Plan(index.hashed_of, rewrites, results, renames)
+    return Plan(index.hashed_of, rewrites, results, renames, templates)

@@ -466,6 +466,14 @@ def test_helm_mode_reads_the_environment() -> None:
     assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
 
 
+def test_helm_mode_reads_the_strategy_from_the_environment() -> None:
+    text = out(cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotation"}))
+    assert "krmfn.dev/config-hash: " in text and "name: app-config\n" in text and "immutable" not in text
+    assert "'strategy' must be one of suffix, annotation" in one_sentence(
+        cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotations"}))
+    assert out(cli(["--stream", "--strategy", "annotation"], STREAM)) == text
+
+
 def test_helm_mode_reads_the_default_namespace_from_the_environment() -> None:
     name = "  name: app   # odd spacing, kept"
     namespaced = STREAM.replace(name, f"{name}\n  namespace: demo")
