@@ -42,8 +42,8 @@ SELECT_MODES = ("annotated", "all")
 # How an opted-in object makes its referrers roll (core.strategy): a new name, or a hash in
 # each referrer's pod template while the object keeps its name.
 STRATEGIES = ("suffix", "annotation")
-# A namespace name Kubernetes accepts (an RFC 1123 label).
-_NAMESPACE = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+# A namespace name Kubernetes accepts (an RFC 1123 label); compiled only when one is given.
+_NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 # The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
 HONORED = ("reloader", "autoreload")
 
@@ -113,7 +113,7 @@ def _retention(value: object, at: Where) -> tuple[str, ...]:
 
 
 def _namespace(value: object, at: Where) -> str:
-    if not isinstance(value, str) or not _NAMESPACE.fullmatch(value):
+    if not isinstance(value, str) or not re.fullmatch(_NAMESPACE, value):
         raise at.error(f"must be a namespace name (lowercase letters, digits and '-', at most 63), not {value!r}")
     return value
 

@@ -10,7 +10,6 @@ that covers all of them; :func:`kept` words the result of an object that keeps i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from krmfn.core import rollout
@@ -18,7 +17,7 @@ from krmfn.core.config import Config
 from krmfn.core.lookup import Index
 from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
 from krmfn.core.rollout import Verdict
-from krmfn.core.scan import Hashed
+from krmfn.core.scan import Hashed, Reference
 from krmfn.core.strategy import CONFIG_HASH, config_hash
 from krmfn.core.table import template_metadata
 from krmfn.document.resource import Resource
@@ -32,25 +31,33 @@ if TYPE_CHECKING:
 PERMISSION_ONLY = frozenset({"Role", "ClusterRole"})
 
 
-@dataclass(slots=True, repr=False, eq=False)
 class Settled:
-    """What one referrer gets."""
+    """What one referrer gets. A plain class: a dataclass would compile its methods at every
+    start-up, and this module is imported on every run."""
 
-    referrer: ResourceRef  # as it will be named (a Job renamed by suffixJobs)
-    results: list[Result] = field(default_factory=list)  # said in place
-    fate: Result | None = None  # the rollout result, said after the objects' results
-    rename: Rename | None = None  # suffixJobs
-    annotation: Annotation | None = None  # the stable-name strategy's pod-template hash
+    __slots__ = ("annotation", "fate", "referrer", "rename", "results")
+
+    def __init__(self, referrer: ResourceRef) -> None:
+        self.referrer = referrer  # as it will be named (a Job renamed by suffixJobs)
+        self.results: list[Result] = []  # said in place
+        self.fate: Result | None = None  # the rollout result, said after the objects' results
+        self.rename: Rename | None = None  # suffixJobs
+        self.annotation: Annotation | None = None  # the stable-name strategy's pod-template hash
 
 
-def settle(res: Resource, targets: dict[int, Hashed], rewritten: set[int], verdict: Verdict | None,
-           config: Config, index: Index) -> Settled:
+def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Reference, Hashed]],
+           verdict: Verdict | None, config: Config, index: Index) -> Settled:
     """``targets``: the objects krmfn manages that the referrer names (or that a mark on it
-    names), by item; ``rewritten``: those whose references to them change in its text."""
+    names), by item; ``rewrites``: its references that change in its text."""
     out = Settled(res.ref)
-    renamed = [t for t in targets.values() if t.strategy == "suffix"]
-    stable = [t for t in targets.values() if t.strategy == "annotation"]
-    restored = [t for t in targets.values() if t.strategy == "off" and t.res.index in rewritten]
+    renamed: list[Hashed] = []
+    stable: list[Hashed] = []
+    restored: list[Hashed] = []
+    for t in targets.values():
+        (renamed if t.strategy == "suffix" else stable if t.strategy == "annotation" else restored).append(t)
+    if restored:  # only those whose references change here: a restore rolls once
+        rewritten = {t.res.index for _, t in rewrites}
+        restored = [t for t in restored if t.res.index in rewritten]
     value = ""
     if stable:
         value = config_hash(((t.res.kind, index.namespace_of(t.res), t.original, t.content) for t in stable),
@@ -73,7 +80,7 @@ def settle(res: Resource, targets: dict[int, Hashed], rewritten: set[int], verdi
             out.referrer = result.resource or out.referrer  # the Job as it will be named
             return out
     if verdict is not None and (renamed or stable or restored):
-        out.fate = rollout.result(res.ref, verdict, rollout.when(
+        out.fate = rollout.result(out.referrer, verdict, rollout.when(
             [(t.res.kind, t.original, t.new_name) for t in renamed], [(t.res.kind, t.original) for t in stable],
             [(t.res.kind, t.original) for t in restored]))
     return out

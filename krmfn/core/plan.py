@@ -126,8 +126,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             named[target.res.index] = target
         named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))
         if named:
-            settled = settle(res, named, {t.res.index for _, t in rewrites.get(item, ())},
-                             scanned.rollouts.get(item), config, index)
+            settled = settle(res, named, rewrites.get(item, []), scanned.rollouts.get(item), config, index)
             results += settled.results
             if settled.fate is not None:
                 fates.append(settled.fate)

@@ -14,7 +14,6 @@ values that change that, checked in order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from krmfn.document.tree import Doc
 from krmfn.results import ResourceRef, Result, Severity
@@ -24,31 +23,29 @@ from krmfn.results import ResourceRef, Result, Severity
 Verdict = tuple[Severity, str, str]
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+# Rows are plain classes, not dataclasses: the module is imported on every run, and a
+# dataclass compiles its generated methods at import (a tenth of a millisecond each).
 class Unless:
     """A field value that changes what a kind does: ``path`` holding ``value``."""
 
-    path: str  # dotted, as results print field paths
-    value: str
-    severity: Severity
-    text: str
-    keys: tuple[str, ...] = field(init=False)
+    __slots__ = ("keys", "path", "severity", "text", "value")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "keys", tuple(self.path.split(".")))
+    def __init__(self, path: str, value: str, severity: Severity, text: str) -> None:
+        self.path = path  # dotted, as results print field paths
+        self.keys = tuple(k.encode() for k in path.split("."))  # as rapidyaml looks it up
+        self.value, self.severity, self.text = value, severity, text
 
 
-@dataclass(frozen=True, repr=False, eq=False)
 class Way:
     """How one kind takes a new pod template. ``text`` reads after the referrer's name, with
     ``{when}`` for the change it is about ("when ConfigMap api-config changes")."""
 
-    group: str | None  # None: any API group
-    kind: str
-    field: str
-    text: str
-    severity: Severity = "info"
-    unless: tuple[Unless, ...] = ()
+    __slots__ = ("field", "group", "kind", "severity", "text", "unless")
+
+    def __init__(self, group: str | None, kind: str, field: str, text: str, severity: Severity = "info",
+                 unless: tuple[Unless, ...] = ()) -> None:
+        self.group = group  # None: any API group
+        self.kind, self.field, self.text, self.severity, self.unless = kind, field, text, severity, unless
 
 
 def _paused(path: str, what: str = "the new pod template waits until it is resumed") -> Unless:
@@ -104,19 +101,13 @@ WAYS: tuple[Way, ...] = (
           unless=(_paused("spec.paused", "the operator changes nothing until it is resumed"),))
       for kind in ("Prometheus", "Alertmanager", "ThanosRuler")),
 )
-_BY_KIND: dict[str, tuple[Way, ...]] = {}
-for _way in WAYS:
-    _BY_KIND[_way.kind] = (*_BY_KIND.get(_way.kind, ()), _way)
+# By (group, kind); group None: a row for any group. A row for the group itself wins (OpenKruise's StatefulSet).
+_BY_KIND: dict[tuple[str | None, str], Way] = {(w.group, w.kind): w for w in WAYS}
 
 
 def way(api_version: str, kind: str) -> Way | None:
     """The row for an object's kind, or None for kinds with no pods of their own to roll."""
-    ways = _BY_KIND.get(kind)
-    if ways is None:
-        return None
-    group = api_version.rpartition("/")[0]
-    # A row for the group itself wins over one for any group (OpenKruise's StatefulSet).
-    return next((w for w in ways if w.group == group), None) or next((w for w in ways if w.group is None), None)
+    return _BY_KIND.get((api_version.rpartition("/")[0], kind)) or _BY_KIND.get((None, kind))
 
 
 def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
@@ -126,7 +117,9 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
     if w is None:
         return None
     for unless in w.unless:
-        at = doc.path(node, *unless.keys)
+        at: int | None = node
+        for key in unless.keys:
+            at = doc.get_b(doc.resolve(at), key) if at is not None else None
         if at is not None and doc.str(at) == unless.value:
             return unless.severity, unless.path, unless.text
     return w.severity, w.field, w.text
@@ -137,6 +130,9 @@ def when(renamed: Sequence[tuple[str, str, str]], stable: Sequence[tuple[str, st
     """Which change a verdict is about, for :func:`result`: objects renamed ``(kind, original,
     new name)``, objects that keep their name ``(kind, name)`` and roll their referrers through
     the pod-template hash, and objects that get their original name back."""
+    if len(renamed) == 1 and not stable and not restored:  # the common case, without the lists
+        kind, name, new = renamed[0]
+        return f"when {kind} {name} changes (its hashed name {new} changes with it)"
     parts = []
     changing = [f"{kind} {name}" for kind, name, _ in renamed] + [f"{kind} {name}" for kind, name in stable]
     if changing:
@@ -162,7 +158,7 @@ def _join(words: list[str], conjunction: str) -> str:
 def result(referrer: ResourceRef, found: Verdict, when: str) -> Result:
     """The verdict worded for one referrer: ``when`` says which change it is about."""
     severity, path, text = found
-    return Result(text.format(when=when), severity, referrer, path)
+    return Result(text.replace("{when}", when), severity, referrer, path)
 
 
 __all__ = ["WAYS", "Unless", "Verdict", "Way", "result", "verdict", "way", "when"]
