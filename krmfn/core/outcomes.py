@@ -121,4 +121,21 @@ def kept(h: Hashed, named_from: dict[ResourceRef, None] | None) -> Result:
     return Result(f"{lead}, and nothing in the input references it: nothing rolls when it changes", "info", ref)
 
 
-__all__ = ["PERMISSION_ONLY", "Settled", "kept", "settle"]
+# Programs that read an object by a fixed name, by kind: what select: all may rename under them.
+_READ_BY_NAME = {
+    "ConfigMap": "Argo CD's argocd-cm, Knative's config-* ConfigMaps, a controller flag such as "
+                 "--configmap=NS/NAME",
+    "Secret": "a TLS Secret an ingress controller or cert-manager names, a token a controller reads by name, "
+              "a flag such as --secret=NS/NAME",
+}
+
+
+def fixed_names(kind: str) -> str:
+    """What to add to "nothing references it" when only ``select: all`` opted the object in."""
+    examples = _READ_BY_NAME.get(kind, f"a controller flag that names the {kind}")
+    return (f". select: all opted it in, and a program that reads a {kind} by a fixed name ({examples}) breaks "
+            f'when it is renamed: if one reads it, opt it out with krmfn.dev/content-hash: "false", or keep its '
+            "name with krmfn.dev/strategy: annotation")
+
+
+__all__ = ["PERMISSION_ONLY", "Settled", "fixed_names", "kept", "settle"]

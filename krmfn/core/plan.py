@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
-from krmfn.core.outcomes import kept, settle
+from krmfn.core.outcomes import fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -152,7 +152,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "see the warning on each", "warning", renamed))
         else:
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
-                                  "references it: a workload that names it elsewhere will not follow",
-                                  "warning", renamed))
+                                  "references it: a workload that names it elsewhere will not follow"
+                                  + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
     return Plan(index.hashed_of, rewrites, results, renames, templates)

@@ -123,3 +123,35 @@ def test_the_verdict_is_read_from_the_objects_own_fields():
     assert rollout.verdict(doc, node, "v1", "ConfigMap") is None
     assert rollout.way("apps.kruise.io/v1beta1", "StatefulSet").group == "apps.kruise.io"
     assert rollout.way("apps/v1", "StatefulSet").group is None
+
+
+# --- "nothing references it": what select: all may rename under a program that reads a fixed name ---
+
+UNREFERENCED = """\
+- apiVersion: v1
+  kind: {kind}
+  metadata:
+    name: argocd-cm
+    namespace: argocd{annotations}
+  data: {{url: aHR0cHM6Ly9hcmdv}}
+"""
+
+
+@pytest.mark.parametrize("kind, example", [("ConfigMap", "Argo CD's argocd-cm"), ("Secret", "a TLS Secret")])
+def test_nothing_references_it_says_what_select_all_may_break_and_how_to_opt_out(kind, example):
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: all, kinds: 'ConfigMap,Secret'}"
+    out = run(resource_list(UNREFERENCED.format(kind=kind, annotations=""), config))
+    (warning,) = out.results
+    assert warning.severity == "warning" and "nothing in the input references it" in warning.message
+    assert "select: all opted it in" in warning.message and example in warning.message
+    assert 'opt it out with krmfn.dev/content-hash: "false"' in warning.message
+    assert "krmfn.dev/strategy: annotation" in warning.message
+
+
+@pytest.mark.parametrize("how", ["annotation", "names"])
+def test_an_object_opted_in_by_its_own_annotation_or_by_name_is_not_told_about_select_all(how):
+    annotations = '\n    annotations: {krmfn.dev/content-hash: "true"}' if how == "annotation" else ""
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: all, names: argocd-cm}"
+    out = run(resource_list(UNREFERENCED.format(kind="ConfigMap", annotations=annotations), config))
+    (warning,) = out.results
+    assert "nothing in the input references it" in warning.message and "select: all" not in warning.message
