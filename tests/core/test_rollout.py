@@ -6,7 +6,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+import yaml
 from conftest import exit_code, resource_list, run
+from tooling import REPO
 
 from krmfn.core import rollout
 from krmfn.document.resource import parse_item
@@ -155,3 +157,29 @@ def test_an_object_opted_in_by_its_own_annotation_or_by_name_is_not_told_about_s
     out = run(resource_list(UNREFERENCED.format(kind="ConfigMap", annotations=annotations), config))
     (warning,) = out.results
     assert "nothing in the input references it" in warning.message and "select: all" not in warning.message
+
+
+# --- examples/rollouts: every verdict on one ConfigMap's workloads -------------------------------
+
+EXAMPLE = REPO / "examples" / "rollouts"
+
+
+def test_the_rollouts_example_is_its_golden_output_twice_over():
+    expected = (EXAMPLE / "expected-output.yaml").read_text()
+    first = run((EXAMPLE / "input.yaml").read_text())
+    assert exit_code(first) == 0 and first.text == expected, \
+        "regenerate with: .venv/bin/krmfn < examples/rollouts/input.yaml > examples/rollouts/expected-output.yaml"
+    assert run(first.text).text == expected
+
+
+def test_the_rollouts_example_says_each_workloads_fate():
+    results = yaml.safe_load((EXAMPLE / "expected-output.yaml").read_text())["results"]
+    fates = {r["resourceRef"]["name"]: (r["severity"], r["field"]["path"]) for r in results if "field" in r}
+    assert fates == {
+        "web": ("info", "spec.strategy.type"),
+        "legacy": ("warning", "spec.strategy.type"),
+        "canary": ("warning", "spec.paused"),
+        "db": ("warning", "spec.updateStrategy.type"),
+        "debug": ("warning", "spec"),
+        "migrate": ("warning", "spec.template"),
+    }
