@@ -399,8 +399,9 @@ def test_help_documents_every_mode_and_option() -> None:
     text = out(cli(["--help"]))
     for word in ("FILE|DIR", "--stream", "--in-place", "helm", "plugin CONFIG", "install-kustomize-plugin",
                  "install-helm-plugin", "krmfn gc", "--select", "--names", "--selector", "--algorithm",
-                 "--retention", "--suffix-jobs", "--field-specs", "--config", "--max-input-size", "--version",
-                 "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_MAX_INPUT_SIZE", "exit status"):
+                 "--retention", "--suffix-jobs", "--strategy", "--default-namespace", "--field-specs", "--config",
+                 "--max-input-size", "--version", "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_STRATEGY",
+                 "KRMFN_DEFAULT_NAMESPACE", "KRMFN_MAX_INPUT_SIZE", "exit status"):
         assert word in text, word
     for mode in ("helm", "plugin", "install-kustomize-plugin", "install-helm-plugin", "gc"):
         assert cli([mode, "--help"]).returncode == 0, mode
