@@ -89,7 +89,8 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
         for ref in refs:
             if ref.unplaced:
-                target = next((h for _, h in index.candidates(ref.kind, ref.name, res) if h is not None), None)
+                target = next((h for _, h in index.candidates(ref.kind, ref.name, res)
+                               if h is not None and h.strategy == "suffix"), None)  # only a rename breaks it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 

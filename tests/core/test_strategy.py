@@ -266,3 +266,12 @@ def test_an_unknown_strategy_is_an_error(where):
         out = run(resource_list(cm() + deployment(), annotated().replace("annotation", "hash")))
         message = "function config field 'strategy' must be one of suffix, annotation, not 'hash'"
     assert exit_code(out) == 1 and message in out.results[0].message
+
+
+def test_a_reference_krmfn_cannot_place_is_not_warned_about_when_nothing_is_renamed():
+    widget = ("- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec:\n"
+              "    env:\n    - valueFrom: {configMapKeyRef: {name: app, key: key}}\n")
+    renamed = run(resource_list(cm() + widget))
+    assert any("krmfn does not know where" in r.message for r in renamed.results)  # a rename would break it
+    kept = ok(cm() + widget, annotated())
+    assert not any("krmfn does not know where" in r.message for r in kept.results)  # the name stays valid
