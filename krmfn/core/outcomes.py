@@ -21,7 +21,7 @@ from krmfn.core.scan import Hashed, Reference
 from krmfn.core.strategy import CONFIG_HASH, config_hash
 from krmfn.core.table import template_metadata
 from krmfn.document.resource import Resource
-from krmfn.results import ResourceRef, Result
+from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:
     from krmfn.core.annotate import Annotation
@@ -43,6 +43,21 @@ class Settled:
         self.fate: Result | None = None  # the rollout result, said after the objects' results
         self.rename: Rename | None = None  # suffixJobs
         self.annotation: Annotation | None = None  # the stable-name strategy's pod-template hash
+
+
+def check_names_back(hashed: list[Hashed], index: Index) -> None:
+    """An object that gets its original name back must not meet another object of that name
+    in its namespace (the user re-added the original beside the renamed one): which one a
+    reference means would be undefined, and the API server would take the second as an update."""
+    for h in hashed:
+        if h.strategy == "suffix" or h.res.name == h.original:
+            continue
+        namespace = index.namespace_of(h.res)
+        for other in index.by_name.get((h.res.kind, h.original), ()):
+            if other is not h.res and index.namespace_of(other) == namespace:
+                raise ReferenceProblem(f"{h.res.kind} {h.res.name} would get its original name back, {h.original}, "
+                                       f"but {other.ref} is in the input too; remove one of them", h.res.ref,
+                                       "metadata.name")
 
 
 def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Reference, Hashed]],
@@ -138,4 +153,4 @@ def fixed_names(kind: str) -> str:
             "name with krmfn.dev/strategy: annotation")
 
 
-__all__ = ["PERMISSION_ONLY", "Settled", "fixed_names", "kept", "settle"]
+__all__ = ["PERMISSION_ONLY", "Settled", "check_names_back", "fixed_names", "kept", "settle"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
-from krmfn.core.outcomes import fixed_names, kept, settle
+from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -77,6 +77,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
         adopted = adopt(scanned, config, index, results)
         missing, marked = adopted.missing, adopted.named
+    check_names_back(scanned.hashed, index)
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}

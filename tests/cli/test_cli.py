@@ -346,6 +346,23 @@ def test_in_place_writes_only_what_changes(tree: Path) -> None:
     assert not [p for p in tree.iterdir() if p.name.endswith(".krmfn")]
 
 
+def test_how_to_stop_using_krmfn_after_in_place_runs(tree: Path) -> None:
+    """The README's way out: "false" on what -i renamed, one more -i run, and the files are the
+    user's own again (but the "false"), every reference back on the original name."""
+    original = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    assert cli(["-i", str(tree)]).returncode == 0
+    configmap = tree / "configmap.yaml"
+    assert "immutable: true" in configmap.read_text()
+    configmap.write_text(configmap.read_text().replace('content-hash: "true"', 'content-hash: "false"'))
+    done = cli(["-i", "-v", str(tree)])
+    assert done.returncode == 0
+    assert "gets its original name back, app-config" in done.stderr.decode()
+    now = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    assert now == {**original, "configmap.yaml": CONFIGMAP.replace('content-hash: "true"', 'content-hash: "false"')}
+    assert cli(["-i", str(tree)]).returncode == 0
+    assert {p.name: p.read_text() for p in tree.iterdir() if p.is_file()} == now
+
+
 def test_in_place_writes_nothing_on_error(tree: Path) -> None:
     (tree / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [\n")
     before = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}

@@ -131,3 +131,12 @@ def test_only_what_krmfn_wrote_is_taken_off(edit):
         source = resource_list(opted_out(CM) + DEPLOYMENT.format(a="app", b="app", c="app"))
         out = run(source)
         assert out.text == source and out.results == []
+
+
+def test_a_name_back_that_another_object_holds_is_an_error():
+    source = opted_out(rendered())
+    both = source.replace("items:\n", "items:\n" + CM.replace('"true"', '"false"'), 1)
+    out = run(both)
+    assert exit_code(out) == 1
+    (error,) = out.results
+    assert "would get its original name back, app, but ConfigMap/app is in the input too" in error.message
