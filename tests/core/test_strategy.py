@@ -275,3 +275,11 @@ def test_a_reference_krmfn_cannot_place_is_not_warned_about_when_nothing_is_rena
     assert any("krmfn does not know where" in r.message for r in renamed.results)  # a rename would break it
     kept = ok(cm() + widget, annotated())
     assert not any("krmfn does not know where" in r.message for r in kept.results)  # the name stays valid
+
+
+def test_a_workloads_own_mark_opts_objects_in_under_the_annotation_strategy_too():
+    plain = cm().replace('      krmfn.dev/content-hash: "true"\n', '      x: y\n')
+    marked = deployment(annotations='\n    annotations: {krmfn.dev/content-hash: "true"}')
+    out = ok(plain + marked, annotated())
+    assert ("ConfigMap", "app") in items(out) and template_hash(out)
+    assert any(r.message.startswith("opted in by Deployment/web (krmfn.dev/content-hash") for r in out.results)
