@@ -114,14 +114,15 @@ def kept(h: Hashed, named_from: dict[ResourceRef, None] | None) -> Result:
     """The result of an object that keeps its name (strategy annotation) or gets it back (off)."""
     ref = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
     by = ", ".join(map(str, h.referrers))
-    back = f"{h.res.kind} {h.res.name} gets its original name back, {h.original}"
+    back = (f"{h.res.kind} {h.res.name} gets its original name back, {h.original}" if h.res.name != h.original
+            else f"{h.res.kind} {h.original} keeps its name")
     if h.strategy == "off":
         said = (f"{back}: its {OPT_IN} is \"false\" and krmfn renamed it before, so immutable, {ORIGINAL_NAME} and "
                 f"the {FAMILY} label go too")
         follow = f"; references follow: {by}" if by else "; nothing in the input references it"
         return Result(said + follow, "info", ref)
-    lead = (f"{back}, and keeps it (strategy: annotation)" if h.res.name != h.original or h.edits
-            else f"{h.res.kind} {h.original} keeps its name (strategy: annotation)")
+    lead = (f"{back}, and keeps it (strategy: annotation)" if h.res.name != h.original
+            else f"{back} (strategy: annotation)")
     if by:
         rolls = [r for r in h.referrers if template_metadata(r.api_version, r.kind) is not None]
         rest = [r for r in h.referrers if r not in rolls]
