@@ -19,7 +19,7 @@ from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.stream import run_stream
-from krmfn.core.config import read_config_file
+from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.retention import RETENTION
 from krmfn.document.limits import Limits
@@ -52,8 +52,8 @@ modes:
   krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
 
 environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
-  KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_FIELD_SPECS, KRMFN_CONFIG,
-  KRMFN_MAX_INPUT_SIZE.
+  KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_STRATEGY,
+  KRMFN_DEFAULT_NAMESPACE, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
 
 """
 
@@ -87,6 +87,12 @@ def _add_options(p: argparse.ArgumentParser) -> None:
                    help=f"add the annotations that keep old versions from pruning: {', '.join(RETENTION)}; repeatable")
     g.add_argument("--suffix-jobs", action=argparse.BooleanOptionalAction, default=None,
                    help="rename Jobs that name a hashed ConfigMap after it (a Job's pod template is immutable)")
+    g.add_argument("--strategy", choices=STRATEGIES,
+                   help="suffix (default): rename each hashed object <name>-<hash>, immutable; annotation: keep its "
+                        "name and put a hash of its content in every referrer's pod template")
+    g.add_argument("--default-namespace", metavar="NS",
+                   help="what an empty metadata.namespace means in this render (default: default, as in kustomize); "
+                        "the NS of `kubectl apply -n NS`")
     g.add_argument("--field-specs", metavar="FILE",
                    help="more places that name ConfigMaps: a YAML list of {kind, group, version, path}, or a "
                         "kustomize nameReference configuration")
@@ -146,7 +152,8 @@ def main(argv: list[str]) -> int:
     if args.paths or args.stream:
         return guarded(lambda: _files(args) if args.paths else _stream(args), args.debug)
     given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "kinds", "honor", "algorithm",
-                                                  "retention", "suffix_jobs", "field_specs", "config")
+                                                  "retention", "suffix_jobs", "strategy", "default_namespace",
+                                                  "field_specs", "config")
              if getattr(args, k) is not None]
     if given:
         return _usage(f"{given[0]} applies to FILE|DIR, --stream, helm and plugin modes; a ResourceList "
@@ -180,7 +187,7 @@ def _function_config(args: argparse.Namespace, config_path: str | None = None) -
     if args.field_specs:
         specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
     flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs,
-                  args.kinds, args.honor)
+                  args.kinds, args.honor, args.strategy, args.default_namespace)
     fields.update(flags.fields())
     if not fields and not path:
         return None
@@ -255,7 +262,7 @@ def _helm(argv: list[str]) -> int:
     try:
         if "max_input_size" in env and args.max_input_size is None:
             args.max_input_size = parse_size(env["max_input_size"])
-        for key in ("select", "selector", "algorithm", "field_specs", "config"):
+        for key in ("select", "selector", "algorithm", "strategy", "default_namespace", "field_specs", "config"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, env[key])
         for key in ("names", "retention", "kinds", "honor"):

@@ -29,6 +29,8 @@ ENVIRONMENT = {
     "KRMFN_ALGORITHM": "algorithm",
     "KRMFN_RETENTION": "retention",
     "KRMFN_SUFFIX_JOBS": "suffix_jobs",
+    "KRMFN_STRATEGY": "strategy",
+    "KRMFN_DEFAULT_NAMESPACE": "default_namespace",
     "KRMFN_FIELD_SPECS": "field_specs",
     "KRMFN_CONFIG": "config",
     "KRMFN_MAX_INPUT_SIZE": "max_input_size",
@@ -56,6 +58,8 @@ class Flags:
     field_specs: object = None  # the --field-specs file's data, read as the fieldSpecs field
     kinds: list[str] | None = None
     honor: list[str] | None = None
+    strategy: str | None = None
+    default_namespace: str | None = None
 
     def fields(self) -> dict[str, object]:
         """The functionConfig fields these flags set, in ConfigMap-form strings."""
@@ -77,6 +81,10 @@ class Flags:
             out["suffixJobs"] = "true" if self.suffix_jobs else "false"
         if self.field_specs is not None:
             out["fieldSpecs"] = self.field_specs
+        if self.strategy is not None:
+            out["strategy"] = self.strategy
+        if self.default_namespace is not None:
+            out["defaultNamespace"] = self.default_namespace
         return out
 
 

@@ -15,7 +15,8 @@ from krmfn.core.kinds import BY_KIND
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
-from krmfn.core.scan import Reference, Scanned, hash_object, original_name
+from krmfn.core.scan import Hashed, Reference, Scanned, hash_object, original_name
+from krmfn.core.strategy import strategy_of
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
@@ -25,6 +26,9 @@ class Adopted:
     """What the plan needs to know afterwards: references already warned about as missing."""
 
     missing: set[tuple[int, str, str]] = field(default_factory=set)  # (referrer item, kind, name)
+    # Objects a mark names that the workload's pod template does not reference, under the
+    # stable-name strategy: its pod-template hash covers them (workload item -> object items).
+    named: dict[int, dict[int, None]] = field(default_factory=dict)
 
 
 def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result]) -> Adopted:
@@ -53,7 +57,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                 if not found:
                     if mark.name is not None or mark.tool != "krmfn":
                         out.missing.add((item, kind, name))
-                        results.append(_missing(workload, mark, kind, name))
+                        results.append(_missing(workload, mark, kind, name, index, namespace))
                     continue
                 if len(found) > 1:
                     both = " and ".join(str(r.ref) for r, _ in found)
@@ -61,9 +65,12 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                                            f"give the {kind}s distinct names or namespaces", workload.ref,
                                            f"metadata.annotations[{mark.annotation}]")
                 target, hashed = found[0]
-                if mark.name is not None and not _references(index, workload, refs, target):
+                unreferenced = mark.name is not None and not _references(index, workload, refs, target)
+                if unreferenced and _renames(hashed, target, config):
                     results.append(_unreferenced(workload, mark, target))
                 if hashed is not None:
+                    if unreferenced and hashed.strategy == "annotation":
+                        out.named.setdefault(item, {})[target.index] = None
                     continue
                 why = _declined(scanned, config, mark, target)
                 if why is not None:
@@ -78,10 +85,20 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                     continue
                 scanned.hashed.append(h)
                 index.add(h)
+                if unreferenced and h.strategy == "annotation":
+                    out.named.setdefault(item, {})[target.index] = None
                 renamed = ResourceRef(target.api_version, target.kind, h.new_name, target.namespace)
                 results.append(Result(f"opted in by {describe(workload.ref, mark)}", "info", renamed))
     scanned.hashed.sort(key=lambda h: h.res.index)
     return out
+
+
+def _renames(hashed: Hashed | None, target: Resource, config: Config) -> bool:
+    """Whether the object is (or will be) renamed: only then does a new name fail to roll a
+    workload that does not reference it. The stable-name strategy rolls it all the same."""
+    if hashed is not None:
+        return hashed.strategy == "suffix"
+    return strategy_of(target, config) == "suffix"
 
 
 def _references(index: Index, workload: Resource, refs: list[Reference], target: Resource) -> bool:
@@ -100,7 +117,13 @@ def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) ->
     return skips(mark, target)
 
 
-def _missing(workload: Resource, mark: Mark, kind: str, name: str) -> Result:
+def _missing(workload: Resource, mark: Mark, kind: str, name: str, index: Index, namespace: str | None) -> Result:
+    elsewhere = index.elsewhere(kind, name)
+    if elsewhere:  # in the render, in another namespace: never "not in this render"
+        from krmfn.core.namespaces import trap  # here, for start-up time: only a namespace mismatch needs it
+
+        return trap(f"{mark.annotation} names {kind} {name}", workload, namespace or workload.namespace, elsewhere,
+                    index.empty, f"metadata.annotations[{mark.annotation}]")
     keep = {"reloader": "Reloader", "autoreload": "the Kyverno policy"}.get(mark.tool)
     fix = f"keep {keep} for it, or render it with the rest" if keep else "render it with the rest"
     return Result(f"{mark.annotation} asks to roll for {kind} {name}, which is not in this render: krmfn cannot "

@@ -12,6 +12,8 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     honor: [reloader, autoreload]  # the opt-in marks of Reloader and the Kyverno policy
     algorithm: kustomize         # or: sha256
     retention: [flux, argocd]
+    strategy: suffix             # or: annotation (keep the name, roll through a pod-template hash)
+    defaultNamespace: default    # what an empty metadata.namespace means in this render
 
 Plain ConfigMap (``kpt fn eval --exec krmfn -- select=all retention=flux,argocd``): the same
 fields as ``data`` strings; lists are comma-separated, ``selector`` is a label selector string.
@@ -21,6 +23,7 @@ Every field is optional. An unknown field or value is an error that names it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,6 +39,11 @@ from krmfn.results import ConfigError, ResourceRef, Where
 API_VERSION = "fn.krmfn.dev/v1alpha1"
 KIND = "ContentHash"
 SELECT_MODES = ("annotated", "all")
+# How an opted-in object makes its referrers roll (core.strategy): a new name, or a hash in
+# each referrer's pod template while the object keeps its name.
+STRATEGIES = ("suffix", "annotation")
+# A namespace name Kubernetes accepts (an RFC 1123 label); compiled only when one is given.
+_NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 # The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
 HONORED = ("reloader", "autoreload")
 
@@ -53,6 +61,10 @@ class Config:
     retention: tuple[str, ...] = ()
     field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.user_specs
     suffix_jobs: bool = False
+    strategy: str = "suffix"
+    # What an empty namespace means, for referrers and objects alike: kustomize's "default", or
+    # the namespace ``kubectl apply -n NS`` will put them in.
+    default_namespace: str = "default"
 
 
 def _as_list(value: object, at: Where) -> list[str]:
@@ -100,6 +112,12 @@ def _retention(value: object, at: Where) -> tuple[str, ...]:
     return tuple(dict.fromkeys(targets))
 
 
+def _namespace(value: object, at: Where) -> str:
+    if not isinstance(value, str) or not re.fullmatch(_NAMESPACE, value):
+        raise at.error(f"must be a namespace name (lowercase letters, digits and '-', at most 63), not {value!r}")
+    return value
+
+
 def _field_specs(value: object, at: Where) -> tuple[FieldSpec, ...]:
     # Imported here, for start-up time: only runs that configure fieldSpecs read the grammar.
     from krmfn.core.user_specs import parse_field_specs
@@ -118,6 +136,8 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "retention": ("retention", _retention),
     "fieldSpecs": ("field_specs", _field_specs),
     "suffixJobs": ("suffix_jobs", _as_bool),
+    "strategy": ("strategy", lambda v, at: _one_of(v, STRATEGIES, at)),
+    "defaultNamespace": ("default_namespace", _namespace),
 }
 FIELDS = tuple(_READERS)
 

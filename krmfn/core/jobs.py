@@ -39,9 +39,11 @@ def is_job(res: Resource) -> bool:
     return res.kind == "Job" and res.group == "batch"
 
 
-def job_suffix(configmaps: Iterable[str]) -> str:
-    """10 characters over the sorted ConfigMap names, in kustomize's suffix alphabet."""
-    return hashing.kustomize_suffix("\n".join(sorted(set(configmaps))))
+def job_suffix(configmaps: Iterable[str], content: str = "") -> str:
+    """10 characters over the sorted ConfigMap names, in kustomize's suffix alphabet. ``content``:
+    the Job's pod-template hash when it names objects that keep their names (core.strategy),
+    whose names alone would not change with their content."""
+    return hashing.kustomize_suffix("\n".join(sorted(set(configmaps))) + (f"\n{content}" if content else ""))
 
 
 def base_name(name: str) -> str:
@@ -49,10 +51,10 @@ def base_name(name: str) -> str:
     return m.group(1) if m else name
 
 
-def rename(res: Resource, configmaps: list[str]) -> tuple[Rename | None, Result]:
+def rename(res: Resource, configmaps: list[str], content: str = "") -> tuple[Rename | None, Result]:
     """The Job's rename (None when its name is already right) and the info result saying so."""
     base = base_name(res.name)
-    new = f"{base}-{job_suffix(configmaps)}"
+    new = f"{base}-{job_suffix(configmaps, content)}"
     if len(new) > MAX_JOB_NAME:
         raise ReferenceProblem(f"suffixJobs would name this Job {new} ({len(new)} characters), over the {MAX_JOB_NAME} "
                     "a Job's name may have (its pods carry it as a label); shorten the Job's name",

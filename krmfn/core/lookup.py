@@ -3,7 +3,8 @@
 A reference names an object by its current name (exact), by the name before hashing (the
 family: a first run), or by an older hashed name of the family (stale: its data changed). In
 a namespaced referrer only objects of its own namespace count; empty and ``default`` are the
-same, as in kustomize; a cluster-scoped referrer may name one in any namespace.
+same, as in kustomize (or empty means the function config's ``defaultNamespace``, for renders
+applied with ``kubectl apply -n NS``); a cluster-scoped referrer may name one in any namespace.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "N
                             "PersistentVolume", "ClusterTriggerAuthentication"})
 
 
-def same_namespace(a: str, b: str) -> bool:
-    """kustomize's rule: an empty namespace and ``default`` are the same."""
-    return (a or "default") == (b or "default")
+def same_namespace(a: str, b: str, empty: str = "default") -> bool:
+    """kustomize's rule: an empty namespace and ``default`` are the same (``empty``: what an empty
+    one means in this render)."""
+    return (a or empty) == (b or empty)
 
 
 @dataclass(repr=False, eq=False)
@@ -35,16 +37,17 @@ class Index:
     by_family: dict[tuple[str, str], dict[int, Resource]]
     hashed_of: dict[int, Hashed]  # by item index
     stale: re.Pattern[str]
+    empty: str = "default"  # what an empty namespace means (the function config's defaultNamespace)
     # Answers by (name, the namespace to look in: None for any): a workload names the same
     # ConfigMap several times, and several workloads name each ConfigMap.
     _memo: dict[tuple[str, str, str | None], list[tuple[Resource, Hashed | None]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, scanned: Scanned, algorithm: str) -> Index:
+    def of(cls, scanned: Scanned, algorithm: str, empty: str = "default") -> Index:
         by_name: dict[tuple[str, str], list[Resource]] = {}
         for res in scanned.renamed:
             by_name.setdefault((res.kind, res.name), []).append(res)
-        index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"))
+        index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"), empty)
         for item, family in scanned.families.items():
             res = scanned.resources[item]
             index.by_family.setdefault((res.kind, family), {})[item] = res
@@ -65,7 +68,7 @@ class Index:
         reference names itself, else the referrer's rules apply."""
         if namespace is None and referrer.kind not in CLUSTER_SCOPED:
             namespace = referrer.namespace
-        key = (kind, name, None if namespace is None else namespace or "default")
+        key = (kind, name, None if namespace is None else namespace or self.empty)
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = self._candidates(kind, name, key[2])
@@ -73,7 +76,7 @@ class Index:
 
     def _candidates(self, kind: str, name: str, namespace: str | None) -> list[tuple[Resource, Hashed | None]]:
         def ok(r: Resource) -> bool:
-            return namespace is None or same_namespace(r.namespace, namespace)
+            return namespace is None or (r.namespace or self.empty) == namespace
 
         found = [r for r in self.by_name.get((kind, name), ()) if ok(r)]
         if not found:
@@ -84,3 +87,12 @@ class Index:
                 found = [r for r in self.by_family.get((kind, m.group(1)), {}).values() if ok(r)]
         return [(r, self.hashed_of.get(r.index)) for r in found]
 
+
+    def namespace_of(self, res: Resource) -> str:
+        """The namespace an object is in, in this render (an empty one read as the rule says)."""
+        return res.namespace or self.empty
+
+    def elsewhere(self, kind: str, name: str) -> list[tuple[Resource, Hashed | None]]:
+        """The objects a reference to ``name`` would mean in any namespace: asked when it means
+        none in its own, so that no message calls an object absent that the input holds."""
+        return self._candidates(kind, name, None)

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from krmfn.core.config import Config
 from krmfn.core.kinds import RenamedKind
-from krmfn.core.retention import OPT_IN
+from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
+from krmfn.core.strategy import CONFIG_HASH, STRATEGY
 from krmfn.document.resource import Resource
-from krmfn.results import InputError, ResourceRef
+from krmfn.results import InputError, ResourceRef, Result
 
 RELOADER = "reloader.stakater.com"
 RELOADER_IGNORE = f"{RELOADER}/ignore"  # on an object: Reloader leaves it alone
@@ -51,6 +52,16 @@ MARK_KEYS: dict[str, tuple[str, ...]] = {
 # What a byte search of an item's text looks for before any mark is read.
 MARK_BYTES: dict[str, bytes] = {"krmfn": b"krmfn.dev/content-hash", "reloader": RELOADER.encode(),
                                 "autoreload": AUTORELOAD.encode()}
+
+# krmfn's own keys, where each belongs: any other key under OWN is a slip (a warning names the
+# nearest), and every value under it must be a string (an unquoted ``true`` is an error).
+OWN = "krmfn.dev/"
+OWN_BYTES = OWN.encode()
+OWN_KEYS: dict[str, tuple[str, ...]] = {
+    "metadata.annotations": (OPT_IN, ORIGINAL_NAME, STRATEGY),
+    "metadata.labels": (FAMILY,),
+    "the pod template's annotations": (CONFIG_HASH,),
+}
 
 # A name Kubernetes accepts for a ConfigMap or Secret (a DNS subdomain).
 _OBJECT_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
@@ -157,3 +168,55 @@ def skips(mark: Mark, target: Resource) -> str | None:
 
 def describe(referrer: ResourceRef, mark: Mark) -> str:
     return f"{referrer} ({mark.describe()})"
+
+
+def check_own_keys(res: Resource, template: tuple[str, ...] | None, results: list[Result]) -> None:
+    """krmfn's own annotations and labels (``krmfn.dev/...``) on an object, and in its pod
+    template at ``template`` (the metadata path): a key krmfn does not know gets a warning naming
+    the nearest it does (a misspelt opt-in would otherwise be ignored without a word); a value
+    that is not a string is an error saying to quote it (kubectl refuses it, so passing it on
+    would only move the failure to the apply)."""
+    doc = res.tree
+    places = [("metadata.annotations", doc.get_b(res.metadata, b"annotations")),
+              ("metadata.labels", doc.get_b(res.metadata, b"labels"))]
+    if template is not None:
+        places.append(("the pod template's annotations", doc.path(res.node, *template, "annotations")))
+    for where, node in places:
+        if node is None or not doc.is_map(node := doc.resolve(node)):
+            continue
+        path = f"{'.'.join(template)}.annotations" if where.startswith("the pod") and template else where
+        for key, child in doc.items(node):
+            if not key.startswith(OWN):
+                continue
+            if doc.string(child) is None:
+                raise InputError(_unquoted(doc.str(child) if doc.is_scalar(child) else None, key, where), res.ref,
+                                 f"{path}[{key}]")
+            known = OWN_KEYS[where]
+            if key not in known and not (template is not None and key == OPT_IN):  # misplaced() says that one
+                results.append(Result(_unknown(key, where), "warning", res.ref, f"{path}[{key}]"))
+
+
+def _unquoted(text: str | None, key: str, where: str) -> str:
+    what = "labels" if where == "metadata.labels" else "annotations"
+    if text is None or text in ("", "~", "null", "Null", "NULL"):
+        return f"{key} has no value; Kubernetes {what} are strings: write one in quotes"
+    lead = (f"{key} is {text} unquoted, which YAML reads as a boolean or a number, and Kubernetes {what} are "
+            "strings (kubectl refuses it)")
+    if key == OPT_IN and text not in ("true", "false"):
+        return f'{lead}: use "true" or "false", in quotes'
+    return f'{lead}: quote it, {key}: "{text}"'
+
+
+
+def _unknown(key: str, where: str) -> str:
+    """A key under krmfn.dev/ that krmfn does not read there: where it belongs, or the nearest key."""
+    for place, keys in OWN_KEYS.items():
+        if key in keys:
+            return f"{key} belongs in {place}, not in {where}, where krmfn does not read it: move it"
+    import difflib  # here, for start-up time: only a slip needs it
+
+    every = [k for keys in OWN_KEYS.values() for k in keys]
+    # Compared after the shared prefix, which would make every key look alike.
+    nearest = difflib.get_close_matches(key[len(OWN):], [k[len(OWN):] for k in every], n=1, cutoff=0.6)
+    hint = f"did you mean {OWN}{nearest[0]}?" if nearest else f"krmfn's keys are {', '.join(every)}"
+    return f"{key} is not a key krmfn knows, and krmfn ignores it: {hint}"

@@ -43,37 +43,38 @@ class _Packed:
 
     resources: list[tuple]
     renamed: list[int]
-    hashed: list[tuple[int, str, str, list | None]]
+    hashed: list[tuple]
     references: dict
     results: list
     declined: set[int]
     families: dict[int, str]
     marks: dict
+    rollouts: dict
 
 
 def _pack(s: Scanned) -> _Packed:
     return _Packed(
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
         [r.index for r in s.renamed],
-        [(h.res.index, h.original, h.new_name, h.edits) for h in s.hashed],
+        [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select) for h in s.hashed],
         {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind) for r in refs]  # tuples pickle fast
          for i, refs in s.references.items()},
-        s.results, s.declined, s.families, s.marks)
+        s.results, s.declined, s.families, s.marks, s.rollouts)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i])
                  for i, node, api, kind, name, ns, meta in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
-                   [Hashed(resources[i], original, new, edits=edits) for i, original, new, edits in p.hashed],
+                   [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
-                   p.declined, p.families, p.marks)
+                   p.declined, p.families, p.marks, p.rollouts)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
     return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
                    {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
-                   {**a.families, **b.families}, {**a.marks, **b.marks})
+                   {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts})
 
 
 def _read_all(fd: int) -> bytes:

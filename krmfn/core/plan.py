@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
+from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:
+    from krmfn.core.annotate import Annotation
     from krmfn.core.jobs import Rename
 
 @dataclass(repr=False, eq=False)
@@ -26,12 +28,13 @@ class Plan:
     rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
     results: list[Result]
     renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
+    templates: dict[int, Annotation] = field(default_factory=dict)  # the stable-name pod-template hash, by item
 
 
-def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str]) -> None:
+def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str], empty: str) -> None:
     seen: dict[tuple[str, str, str], Resource] = {}
     for res in renamed:
-        key = (res.namespace or "default", res.name, res.kind)
+        key = (res.namespace or empty, res.name, res.kind)
         if key in seen:
             raise ReferenceProblem(f"{res.kind} {res.name!r} appears twice in namespace {key[0]!r} "
                         f"({item_name(seen[key].index)} and {item_name(res.index)}); remove one", res.ref)
@@ -49,24 +52,46 @@ def _optional(res: Resource, node: int) -> bool:
     return parent is not None and doc.str(doc.get(parent, "optional")) == "true"
 
 
+def _trapped(res: Resource, ref: Reference, found: list[tuple[Resource, Hashed | None]], index: Index,
+             trapped: dict[int, dict[ResourceRef, None]], results: list[Result]) -> None:
+    """A reference that means an object of the input only in another namespace: one warning per
+    referrer and object (core.namespaces), and each object notes who named it."""
+    if all(res.ref in trapped.get(r.index, ()) for r, _ in found):
+        return
+    from krmfn.core.namespaces import trap  # here, for start-up time: only a namespace mismatch needs it
+
+    here = ref.namespace if ref.namespace is not None else res.namespace
+    results.append(trap(f"references {ref.kind} {ref.name}", res, here, found, index.empty, _where(res, ref.node)))
+    for r, _ in found:
+        trapped.setdefault(r.index, {})[res.ref] = None
+
+
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
-    _check_duplicates(scanned.renamed, item_name)
+    _check_duplicates(scanned.renamed, item_name, config.default_namespace)
     results = list(scanned.results)
-    index = Index.of(scanned, config.algorithm)
+    index = Index.of(scanned, config.algorithm, config.default_namespace)
     missing: set[tuple[int, str, str]] = set()
+    marked: dict[int, dict[int, None]] = {}  # objects a mark names beyond the references (stable-name only)
     if scanned.marks:
         from krmfn.core.adopt import adopt  # here, for start-up time: only runs with workload marks need it
 
-        missing = adopt(scanned, config, index, results).missing
+        adopted = adopt(scanned, config, index, results)
+        missing, marked = adopted.missing, adopted.named
+    check_names_back(scanned.hashed, index)
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
-    for item, refs in scanned.references.items():
+    trapped: dict[int, dict[ResourceRef, None]] = {}  # objects named only from other namespaces: by whom
+    fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
+    templates: dict[int, Annotation] = {}
+    for item in (*scanned.references, *(i for i in marked if i not in scanned.references)):
+        refs = scanned.references.get(item, [])
         res = scanned.resources[item]
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
         for ref in refs:
             if ref.unplaced:
-                target = next((h for _, h in index.candidates(ref.kind, ref.name, res) if h is not None), None)
+                target = next((h for _, h in index.candidates(ref.kind, ref.name, res)
+                               if h is not None and h.strategy == "suffix"), None)  # only a rename breaks it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
@@ -75,6 +100,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
                 if (item, ref.kind, ref.name) in missing:  # a warning said so already
+                    continue
+                elsewhere = index.elsewhere(ref.kind, ref.name)
+                if elsewhere:  # in the input, in another namespace: never "not in the input"
+                    _trapped(res, ref, elsewhere, index, trapped, results)
                     continue
                 optional = " (optional)" if _optional(res, ref.node) else ""
                 results.append(Result(f"references {ref.kind} {ref.name}{optional}, which is not in the input; "
@@ -97,27 +126,35 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             if ref.name != target.new_name:
                 rewrites.setdefault(item, []).append((ref, target))
             named[target.res.index] = target
-        referrer = res.ref
-        if named and config.suffix_jobs:
-            from krmfn.core import jobs  # here, for start-up time: only suffixJobs runs need it
-
-            if jobs.is_job(res):
-                rename, result = jobs.rename(res, [t.new_name for t in named.values()])
-                results.append(result)
-                referrer = result.resource or referrer  # the Job as it will be named
-                if rename is not None:
-                    renames[item] = rename
-        for target in named.values():
-            target.referrers.setdefault(referrer)
+        named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))
+        if named:
+            settled = settle(res, named, rewrites.get(item, []), scanned.rollouts.get(item), config, index)
+            results += settled.results
+            if settled.fate is not None:
+                fates.append(settled.fate)
+            if settled.rename is not None:
+                renames[item] = settled.rename
+            if settled.annotation is not None:
+                templates[item] = settled.annotation
+            for target in named.values():
+                target.referrers.setdefault(settled.referrer)
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
-        if h.referrers:
+        named_from = trapped.get(h.res.index)
+        if h.strategy != "suffix":  # keeps its name, or gets it back
+            results.append(kept(h, named_from))
+        elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
                                   "info", renamed))
+        elif named_from:
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but only objects in other "
+                                  f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
+                                  "see the warning on each", "warning", renamed))
         else:
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
-                                  "references it: a workload that names it elsewhere will not follow",
-                                  "warning", renamed))
-    return Plan(index.hashed_of, rewrites, results, renames)
+                                  "references it: a workload that names it elsewhere will not follow"
+                                  + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
+    results += fates
+    return Plan(index.hashed_of, rewrites, results, renames, templates)

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from krmfn.core import hashing
 from krmfn.core.config import Config
 from krmfn.core.kinds import RenamedKind, renamed_kind
-from krmfn.core.optin import Mark, may_mark, misplaced, own_choice, read_marks
+from krmfn.core.optin import OWN_BYTES, Mark, check_own_keys, may_mark, misplaced, own_choice, read_marks
 from krmfn.core.renamed import renamed_edits
 from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
+from krmfn.core.rollout import Verdict, verdict
+from krmfn.core.strategy import content_digest, strategy_of
 from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.envelope import ResourceList
@@ -40,6 +42,11 @@ class Hashed:
     new_name: str
     referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
     edits: list[Edit] | None = None  # the rename in its own text (made while its tree was read); None: re-emit
+    # suffix: renamed <original>-<hash>; annotation: keeps its name, referrers carry a hash of its
+    # content (core.strategy); off: opted out after krmfn renamed it, so it gets its name back.
+    strategy: str = "suffix"
+    content: str = ""  # annotation: a digest of its content, for its referrers' pod-template hash
+    by_select: bool = False  # opted in by nothing but the function config's select: all
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -69,6 +76,8 @@ class Scanned:
     # names them by that family name (item index -> the family name).
     families: dict[int, str] = field(default_factory=dict)
     marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
+    # What a new pod template does to each referrer that runs pods (core.rollout), by item.
+    rollouts: dict[int, Verdict] = field(default_factory=dict)
 
 
 def _entry_path(key: str, k: str) -> str:
@@ -175,12 +184,20 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         return
     if not choice:
         out.declined.add(res.index)
+        if ORIGINAL_NAME in res.annotations:  # krmfn renamed it before: the way out (core.restore)
+            from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
+
+            if renamed_before(res, original):
+                out.hashed.append(Hashed(res, original, original, edits=restore_edits(res, original), strategy="off"))
         if original in config.names and kind.kind in config.kinds:
             out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
                                       "function config's names", "info", res.ref))
         return
     h = hash_object(res, kind, original, config, retention, out.results)
     if h is not None:
+        # Opted in by select: all alone: a rename may break a program that reads it by a fixed name.
+        h.by_select = (OPT_IN not in res.annotations and original not in config.names
+                       and not config.selector.matches(res.labels))
         out.hashed.append(h)
 
 
@@ -192,6 +209,8 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
                               f"({KUSTOMIZE_HASHES})", "info", res.ref))
         return None
+    if strategy_of(res, config) == "annotation":
+        return _stable(res, original, kind.hash_input(_content(res, kind)), results)
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
         raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
@@ -207,6 +226,22 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                                f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
     return Hashed(res, original, new_name, edits=renamed_edits(res, original, new_name, retention))
+
+
+def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:
+    """An object under the stable-name strategy: it keeps (or gets back) its original name and
+    its referrers carry a digest of its content (core.strategy)."""
+    edits: list[Edit] | None = []
+    if ORIGINAL_NAME in res.annotations:  # switched from the suffix strategy
+        from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
+
+        if renamed_before(res, original):
+            edits = restore_edits(res, original)
+    if edits == [] and res.tree.str(res.tree.get_b(res.node, b"immutable")) == "true":
+        results.append(Result(f"immutable: true and a name that stays (strategy: annotation): the API server refuses "
+                              f"every later change of this {res.kind}'s data. Remove immutable, or use the suffix "
+                              "strategy for it", "warning", res.ref, "immutable"))
+    return Hashed(res, original, original, edits=edits, strategy="annotation", content=content_digest(encoded))
 
 
 def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
@@ -239,6 +274,8 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         res = read_resource(source, index, rl.item_name(index))
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
+        if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
+            check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
         if kind is not None:
             _scan_renamed(res, kind, config, retention, out)
         refs: list[Reference] = []
@@ -260,6 +297,10 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
                             for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
         if known and may_mark(source, config):
             _scan_marks(res, config, out)
+        if refs or index in out.marks:
+            found = verdict(res.tree, res.node, res.api_version, res.kind)
+            if found is not None:
+                out.rollouts[index] = found
         if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 

@@ -31,7 +31,12 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
         if job is not None:
             edits.append((job.node, job.offset, job.old, job.new))
         own = h.edits if h else []  # None: its text cannot be edited in place
+        template = p.templates.get(res.index)  # the stable-name pod-template hash
+        if template is not None and template.edits is None:
+            own = None
         text_edits = [(offset, old, new) for _, offset, old, new in edits] + (own or [])
+        if template is not None and template.edits:
+            text_edits += template.edits
         text = None if own is None else splice(res.source, text_edits) if text_edits else res.source
         if text is None:
             doc = res.tree
@@ -40,8 +45,16 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
                 by_text.setdefault(new, []).append(node)
             for new, nodes in by_text.items():
                 doc.set_strs(nodes, new)
-            if h:
+            if h and h.strategy == "suffix":
                 rename_in_tree(res, h.original, h.new_name, retention)
+            elif h:  # keeps its name, or gets it back (core.restore)
+                from krmfn.core.restore import restore_in_tree  # here, for start-up time: rare
+
+                restore_in_tree(res, h.original)
+            if template is not None:
+                from krmfn.core.annotate import set_in_tree  # here, for start-up time: stable-name runs only
+
+                set_in_tree(res, template)
             try:
                 text = indent_item(bytes(doc.emit()), indent)
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from krmfn.document.scalars import scalar
 from krmfn.document.tree import Doc
+from krmfn.results import Result
 
 
 def load_documents(text: bytes) -> list[object]:
@@ -27,21 +28,33 @@ def to_data(doc: Doc, node: int) -> object:
     return None if doc.is_null(node) else doc.str(node)
 
 
-def block_yaml(value: object, indent: str = "") -> str:
-    """Block-style YAML for results (maps of strings and lists): written directly, since
-    building a tree only to emit it costs more than the run's own work on large inputs."""
-    if isinstance(value, dict):
-        out = []
-        for k, v in value.items():
-            if isinstance(v, (dict, list)) and v:
-                out.append(f"{indent}{k}:\n{block_yaml(v, indent + '  ')}")
-            else:
-                out.append(f"{indent}{k}: {scalar(v)}\n")
-        return "".join(out)
-    if isinstance(value, list):
-        out = []
-        for v in value:
-            body = block_yaml(v, indent + "  ") if isinstance(v, (dict, list)) else f"{indent}  {scalar(v)}\n"
-            out.append(f"{indent}- {body[len(indent) + 2:]}")
-        return "".join(out)
-    return f"{indent}{scalar(value)}\n"
+def results_yaml(results: list[Result]) -> str:
+    """The ``results:`` of a ResourceList as block YAML, each entry ``Result.to_data()`` in its
+    key order. Written directly, without a tree or the intermediate dicts: a large run has a
+    result for every renamed object and every workload that uses one, and their kinds, API
+    versions, severities and field paths repeat, so each is quoted once."""
+    quoted: dict[str, str] = {}
+
+    def q(text: str) -> str:
+        found = quoted.get(text)
+        if found is None:
+            found = quoted[text] = scalar(text)
+        return found
+
+    out = ["results:\n"]
+    add = out.append
+    for r in results:
+        add(f"  - message: {scalar(r.message)}\n    severity: {q(r.severity)}\n")
+        ref = r.resource
+        if ref is not None:
+            add(f"    resourceRef:\n      apiVersion: {q(ref.api_version)}\n      kind: {q(ref.kind)}\n"
+                f"      name: {scalar(ref.name)}\n")
+            if ref.namespace:
+                add(f"      namespace: {q(ref.namespace)}\n")
+        if r.field_path is not None:
+            add(f"    field:\n      path: {q(r.field_path)}\n")
+            if r.current is not None:
+                add(f"      currentValue: {scalar(r.current)}\n")
+            if r.proposed is not None:
+                add(f"      proposedValue: {scalar(r.proposed)}\n")
+    return "".join(out)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from krmfn.document import chunks
 from krmfn.document.chunks import Split
-from krmfn.document.data import block_yaml
+from krmfn.document.data import results_yaml
 from krmfn.document.tree import Doc
 from krmfn.results import InputError, Result
 
@@ -95,5 +95,5 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[
     (replacing any old ones, so that a run over its own output changes nothing)."""
     text = b""
     if results:
-        text = block_yaml({"results": [r.to_data() for r in results]}).encode()
+        text = results_yaml(results).encode()
     return chunks.assemble(rl.layout, items, text)

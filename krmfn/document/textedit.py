@@ -5,7 +5,8 @@ functions at the end find them for a block map's entries:
 
 - ``(offset, old, new)``: the scalar written as ``old`` at ``offset`` becomes ``new``;
 - ``(offset, "", lines)``: whole lines inserted at a line start (a key added to a block map);
-  several at one offset go deepest first.
+  several at one offset go deepest first;
+- ``(offset, lines, "")``: whole lines removed from a line start (a key krmfn no longer owns).
 
 :func:`splice` refuses (returns None) whenever the text is not plainly what the tree says:
 an escaped, folded or aliased scalar, a flow collection, an offset that is not a line start.
@@ -41,6 +42,12 @@ def splice(source: bytes, edits: list[Edit]) -> bytes | None:
             continue
         old_b = old.encode()
         end = offset + len(old_b)
+        if not new and old_b.endswith(b"\n"):  # a removal of whole lines
+            if not (offset == 0 or source[offset - 1] == 0x0A) or source[offset:end] != old_b:
+                return None
+            out.append(source[pos:offset])
+            pos = end
+            continue
         if offset < 1 or (offset == pos and pos) or source[offset:end] != old_b:
             return None
         before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
@@ -57,9 +64,10 @@ def splice(source: bytes, edits: list[Edit]) -> bytes | None:
 
 def _order(edit: Edit) -> tuple[int, int]:
     """By offset; lines inserted at one offset deepest first, so that each closes inside the
-    structure it belongs to (an entry of a map that ends there, then the parent's next key)."""
+    structure it belongs to (an entry of a map that ends there, then the parent's next key),
+    and before lines removed from there."""
     offset, old, new = edit
-    return -1 if offset is None else offset, 0 if old else len(new.lstrip(" ")) - len(new)
+    return -1 if offset is None else offset, (1 if not new else 0) if old else len(new.lstrip(" ")) - len(new)
 
 
 def line_start(source: bytes, offset: int) -> int:

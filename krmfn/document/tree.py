@@ -497,6 +497,14 @@ class Doc:
         t.to_map(child, t.to_arena(key.encode()))
         return child
 
+    def remove(self, node: int, key: Text) -> bool:
+        """Remove ``key`` (and all below it) from map ``node``; whether it was there."""
+        child = self.get(node, key)
+        if child is None:
+            return False
+        self.tree.remove(child)
+        return True
+
     def block_style(self, node: int) -> None:
         """Emit this map or list in block style, and a map's simple keys unquoted (JSON input
         is normalised so that it splits into items)."""

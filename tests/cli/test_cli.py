@@ -215,6 +215,8 @@ FLAG_CASES = [
     (options.Flags(algorithm="sha256"), "algorithm: sha256"),
     (options.Flags(retention=["flux", "argocd"]), "retention: [flux, argocd]"),
     (options.Flags(suffix_jobs=True), "suffixJobs: true"),
+    (options.Flags(strategy="annotation"), "strategy: annotation"),
+    (options.Flags(default_namespace="demo"), "defaultNamespace: demo"),
     (options.Flags(field_specs=[{"kind": "Rollout", "group": "argoproj.io",
                                  "path": "spec/template/spec/volumes/configMap/name"}]),
      "fieldSpecs: [{kind: Rollout, group: argoproj.io, path: spec/template/spec/volumes/configMap/name}]"),
@@ -344,6 +346,23 @@ def test_in_place_writes_only_what_changes(tree: Path) -> None:
     assert not [p for p in tree.iterdir() if p.name.endswith(".krmfn")]
 
 
+def test_how_to_stop_using_krmfn_after_in_place_runs(tree: Path) -> None:
+    """The README's way out: "false" on what -i renamed, one more -i run, and the files are the
+    user's own again (but the "false"), every reference back on the original name."""
+    original = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    assert cli(["-i", str(tree)]).returncode == 0
+    configmap = tree / "configmap.yaml"
+    assert "immutable: true" in configmap.read_text()
+    configmap.write_text(configmap.read_text().replace('content-hash: "true"', 'content-hash: "false"'))
+    done = cli(["-i", "-v", str(tree)])
+    assert done.returncode == 0
+    assert "gets its original name back, app-config" in done.stderr.decode()
+    now = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
+    assert now == {**original, "configmap.yaml": CONFIGMAP.replace('content-hash: "true"', 'content-hash: "false"')}
+    assert cli(["-i", str(tree)]).returncode == 0
+    assert {p.name: p.read_text() for p in tree.iterdir() if p.is_file()} == now
+
+
 def test_in_place_writes_nothing_on_error(tree: Path) -> None:
     (tree / "broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [\n")
     before = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
@@ -397,8 +416,9 @@ def test_help_documents_every_mode_and_option() -> None:
     text = out(cli(["--help"]))
     for word in ("FILE|DIR", "--stream", "--in-place", "helm", "plugin CONFIG", "install-kustomize-plugin",
                  "install-helm-plugin", "krmfn gc", "--select", "--names", "--selector", "--algorithm",
-                 "--retention", "--suffix-jobs", "--field-specs", "--config", "--max-input-size", "--version",
-                 "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_MAX_INPUT_SIZE", "exit status"):
+                 "--retention", "--suffix-jobs", "--strategy", "--default-namespace", "--field-specs", "--config",
+                 "--max-input-size", "--version", "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_STRATEGY",
+                 "KRMFN_DEFAULT_NAMESPACE", "KRMFN_MAX_INPUT_SIZE", "exit status"):
         assert word in text, word
     for mode in ("helm", "plugin", "install-kustomize-plugin", "install-helm-plugin", "gc"):
         assert cli([mode, "--help"]).returncode == 0, mode
@@ -462,6 +482,24 @@ def test_helm_mode_reads_the_environment() -> None:
     assert "KRMFN_SUFFIX_JOBS" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_SUFFIX_JOBS": "yes!"}))
     assert "is not a size" in one_sentence(cli(["helm"], STREAM, env={"KRMFN_MAX_INPUT_SIZE": "big"}))
     assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
+
+
+def test_helm_mode_reads_the_strategy_from_the_environment() -> None:
+    text = out(cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotation"}))
+    assert "krmfn.dev/config-hash: " in text and "name: app-config\n" in text and "immutable" not in text
+    assert "'strategy' must be one of suffix, annotation" in one_sentence(
+        cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotations"}))
+    assert out(cli(["--stream", "--strategy", "annotation"], STREAM)) == text
+
+
+def test_helm_mode_reads_the_default_namespace_from_the_environment() -> None:
+    name = "  name: app   # odd spacing, kept"
+    namespaced = STREAM.replace(name, f"{name}\n  namespace: demo")
+    assert "name: app-config-" not in out(cli(["helm"], namespaced)).split("kind: Deployment")[1]
+    text = out(cli(["helm"], namespaced, env={"KRMFN_DEFAULT_NAMESPACE": "demo"}))
+    assert "name: app-config-" in text.split("kind: Deployment")[1]
+    assert "'defaultNamespace' must be a namespace name" in one_sentence(
+        cli(["helm"], STREAM, env={"KRMFN_DEFAULT_NAMESPACE": "Demo"}))
 
 
 def test_plugin_mode(tmp_path: Path) -> None:

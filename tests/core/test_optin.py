@@ -296,3 +296,68 @@ def test_a_reference_to_a_family_not_opted_in_any_more_is_a_warning():
     assert exit_code(again) == 0
     (warning,) = [r for r in again.results if r.severity == "warning" and "krmfn renamed it before" in r.message]
     assert f"holds as {name}" in warning.message and warning.resource.kind == "Deployment"
+
+
+# --- krmfn's own keys: a slip is said, an unquoted value is an error ------------------------------
+
+def own_keys(out) -> list:
+    return [r for r in out.results if "krmfn.dev/" in r.message and r.severity != "info"]
+
+
+def test_a_misspelt_opt_in_is_a_warning_naming_the_nearest_key():
+    out = run(resource_list(cm(annotations={"krmfn.dev/contenthash": "true"}) + deployment(secrets=())))
+    (warning,) = own_keys(out)
+    assert warning.severity == "warning" and warning.resource.kind == "ConfigMap"
+    assert "did you mean krmfn.dev/content-hash?" in warning.message
+    assert warning.field_path == "metadata.annotations[krmfn.dev/contenthash]"
+    assert not hashed(out, "ConfigMap", "app")  # said, and still not read as an opt-in
+
+
+def test_a_key_far_from_every_known_one_lists_them():
+    out = run(resource_list(cm(annotations={"krmfn.dev/zzz": "1"})))
+    (warning,) = own_keys(out)
+    assert "krmfn's keys are krmfn.dev/content-hash, krmfn.dev/original-name" in warning.message
+
+
+def test_the_opt_in_written_as_a_label_is_said_to_belong_in_annotations():
+    text = cm().replace("    name: app\n", '    name: app\n    labels: {krmfn.dev/content-hash: "true"}\n')
+    (warning,) = own_keys(run(resource_list(text)))
+    assert "belongs in metadata.annotations, not in metadata.labels" in warning.message
+    assert warning.field_path == "metadata.labels[krmfn.dev/content-hash]"
+
+
+def test_a_misspelt_key_in_the_pod_template_is_said_with_its_path():
+    out = run(resource_list(cm() + deployment(secrets=(), template_annotations={"krmfn.dev/config-hsh": "x"})))
+    (warning,) = own_keys(out)
+    assert "did you mean krmfn.dev/config-hash?" in warning.message
+    assert warning.field_path == "spec.template.metadata.annotations[krmfn.dev/config-hsh]"
+
+
+@pytest.mark.parametrize("item", ["configmap", "workload"])
+def test_an_unquoted_true_is_an_error_saying_to_quote_it(item):
+    text = cm() + deployment(secrets=())
+    name = "    name: app\n" if item == "configmap" else "    name: web\n"
+    text = text.replace(name, f"{name}    annotations:\n      krmfn.dev/content-hash: true\n", 1)
+    out = run(resource_list(text))
+    assert exit_code(out) == 1
+    (error,) = out.results
+    assert error.message == ("krmfn.dev/content-hash is true unquoted, which YAML reads as a boolean or a number, and "
+                             'Kubernetes annotations are strings (kubectl refuses it): quote it, '
+                             'krmfn.dev/content-hash: "true"')
+    assert error.field_path == "metadata.annotations[krmfn.dev/content-hash]"
+    assert out.text.split("results:")[0] == resource_list(text)  # nothing half-written
+
+
+def test_an_empty_value_and_a_numeric_label_are_errors_too():
+    empty = cm().replace("    name: app\n", "    name: app\n    annotations:\n      krmfn.dev/strategy:\n")
+    assert "krmfn.dev/strategy has no value" in run(resource_list(empty)).results[0].message
+    label = cm().replace("    name: app\n", "    name: app\n    labels: {krmfn.dev/family: 12}\n")
+    (error,) = run(resource_list(label)).results
+    assert "Kubernetes labels are strings" in error.message and error.field_path == "metadata.labels[krmfn.dev/family]"
+
+
+def test_other_domains_and_krmfns_own_api_version_are_not_keys():
+    fc = ("- apiVersion: fn.krmfn.dev/v1alpha1\n  kind: ContentHash\n  metadata:\n    name: c\n"
+          "    annotations: {x.krmfn.dev/y: z, config.kubernetes.io/local-config: 'true'}\n")
+    out = run(resource_list(fc + cm()))
+    assert exit_code(out) == 0 and own_keys(out) == []

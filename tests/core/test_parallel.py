@@ -29,6 +29,18 @@ def test_two_processes_write_what_one_writes(monkeypatch):
     assert two.stdout == one.stdout
 
 
+@pytest.mark.parametrize("fields", ["strategy: annotation", "defaultNamespace: ns-1"])
+def test_two_processes_write_what_one_writes_under_every_strategy(fields, monkeypatch):
+    """The child sends back each object's strategy and content digest, and the rollout verdicts."""
+    data = BIG + (f"functionConfig:\n  apiVersion: fn.krmfn.dev/v1alpha1\n  kind: ContentHash\n"
+                  f"  metadata: {{name: c}}\n  {fields}\n").encode()
+    one, two = _run(data, False, monkeypatch), _run(data, True, monkeypatch)
+    assert exit_code(one) == exit_code(two) == 0
+    assert two.stdout == one.stdout and two.results == one.results
+    if fields.startswith("strategy"):
+        assert b"krmfn.dev/config-hash: " in one.stdout
+
+
 def test_an_error_in_the_childs_half_is_reported_as_one_process_reports_it(monkeypatch):
     cut = BIG.rindex(b"\n  kind: ")  # the last item: in the child's half
     bad = BIG[:cut] + b"\n  kindx: " + BIG[cut + len(b"\n  kind: "):]

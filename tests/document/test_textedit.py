@@ -21,6 +21,21 @@ def test_lines_are_inserted_at_a_line_start_deepest_first():
     assert out == TEXT + b"  g: z\nf: y\n"
 
 
+def test_whole_lines_are_removed_from_a_line_start():
+    assert splice(TEXT, [(7, 'b: "old"\n', "")]) == b"a: old\nc: 'old'\nd:\n  e: x\n"
+    # a removal and a replacement in one text, an insertion where a line was removed
+    assert splice(TEXT, [(3, "old", "new"), (25, "d:\n  e: x\n", ""), (25, "", "f: y\n")]) == \
+        b"a: new\nb: \"old\"\nc: 'old'\nf: y\n"
+
+
+@pytest.mark.parametrize("edit", [
+    (8, ': "old"\n', ""),            # a removal that does not start a line
+    (7, 'b: "new"\n', ""),           # a removal of text that is not there
+])
+def test_a_removal_that_is_not_whole_lines_there_is_refused(edit):
+    assert splice(TEXT, [edit]) is None
+
+
 @pytest.mark.parametrize("edit", [
     (4, "old", "new"),            # not where the scalar starts
     (3, "olx", "new"),            # not the text there

@@ -97,6 +97,37 @@ def test_render_keeps_comments_order_and_styles(kpt: str, tmp_path: Path) -> Non
     assert deploy == original.replace("name: api-config", f"name: {renamed}")
 
 
+def test_stable_name_example_rolls_by_the_hash_and_keeps_the_name(kpt: str, tmp_path: Path) -> None:
+    """examples/stable-name run in place, then its data edited and run again: the
+    ConfigMap keeps its name, the hash in both pod templates follows the data, the suffixed
+    ConfigMap beside it is renamed as before."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    pkg = copy_example("stable-name", tmp_path)
+
+    def render() -> tuple[dict, dict]:
+        args = [kpt, "fn", "eval", str(pkg), "--exec", "krmfn", "--", "strategy=annotation", "retention=kpt"]
+        done = run(args, env=env_with(bin_dir), cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        objects = [d for name in ("configmaps.yaml", "workloads.yaml")
+                   for d in yaml.safe_load_all((pkg / name).read_text())]
+        by_name = {f"{o['kind']}/{o['metadata']['name']}": o for o in objects}
+        hashes = {k: (v["spec"]["template"] if k == "Deployment/shop" else v["spec"]["jobTemplate"]["spec"]["template"]
+                      )["metadata"]["annotations"]["krmfn.dev/config-hash"]
+                  for k, v in by_name.items() if k in ("Deployment/shop", "CronJob/nightly-report")}
+        return by_name, hashes
+
+    first, before = render()
+    assert "ConfigMap/feature-flags" in first and "immutable" not in first["ConfigMap/feature-flags"]
+    assert len(set(before.values())) == 1  # one object, one hash, wherever it is used
+    configmaps = pkg / "configmaps.yaml"
+    configmaps.write_text(configmaps.read_text().replace('recommendations: "off"', 'recommendations: "on"'))
+    second, after = render()
+    assert "ConfigMap/feature-flags" in second and set(after.values()).isdisjoint(before.values())
+    assert [k for k in second if k.startswith("ConfigMap/api-config-")] == \
+        [k for k in first if k.startswith("ConfigMap/api-config-")]  # its data did not change
+
+
 def test_top_level_kptfile_renders_the_example_package(kpt: str, tmp_path: Path) -> None:
     """From the repository's top, kpt renders examples/kpt and reads nothing else as a resource."""
     bin_dir = tmp_path / "bin"
