@@ -23,6 +23,7 @@ next_sibling = _c.Tree_next_sibling
 is_map = _c.Tree_is_map
 is_seq = _c.Tree_is_seq
 is_val_ref = _c.Tree_is_val_ref
+is_key_ref = _c.Tree_is_key_ref
 has_val = _c.Tree_has_val
 val = _c.Tree_val
 key = _c.Tree_key

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import ryml
 
+from krmfn.document import mend
 from krmfn.document.native import NONE, buffer_address, view_address
 from krmfn.document.native import VAL_DQUO as _VAL_DQUO
 from krmfn.document.native import VAL_PLAIN as _VAL_PLAIN
@@ -34,6 +35,7 @@ from krmfn.document.native import has_key as _has_key
 from krmfn.document.native import has_val as _has_val
 from krmfn.document.native import has_val_tag as _has_val_tag
 from krmfn.document.native import is_block as _is_block
+from krmfn.document.native import is_key_ref as _is_key_ref
 from krmfn.document.native import is_map as _is_map
 from krmfn.document.native import is_seq as _is_seq
 from krmfn.document.native import is_stream as _is_stream
@@ -82,6 +84,13 @@ class YamlError(InputError):
         self.col = col
 
 
+class Unreadable(YamlError):
+    """Valid YAML that rapidyaml would read wrongly (a misread document.mend cannot mend): refused."""
+
+    def __init__(self, detail: str, line: int = 0, col: int = 0):
+        super().__init__(detail, line, col, lead="krmfn cannot read it")
+
+
 class NotWritable(YamlError):
     """A tree rapidyaml's emitter refuses: it nests deeper than the emitter writes."""
 
@@ -112,6 +121,17 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
                         loc.line, loc.col) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:
         raise YamlError(exc.msg) from None
+
+
+def _has_alias(tree: ryml.Tree) -> bool:
+    """Whether any key or value of the tree is an alias (``*name``)."""
+    t = tree.this
+    return any(_is_val_ref(t, n) or _is_key_ref(t, n) for n in range(tree.size()))
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column of a byte offset."""
+    return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
 
 
 def _text(raw: memoryview | None) -> str:
@@ -146,14 +166,35 @@ class Doc:
 
     @classmethod
     def parse(cls, data: bytes | bytearray) -> Doc:
-        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _parse)."""
+        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _parse).
+
+        Scalars rapidyaml misreads are read again from their source (document.mend), and a
+        misread it cannot mend raises YamlError with its line and column.
+        """
         # Each pattern only where its first character occurs at all (a byte search is far cheaper).
         risky = (b"\\" in data and bool(_RISKY_ESCAPE.search(data))) or \
             (b"?" in data and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
         may_alias = b"&" in data and any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
                                          for m in _ANCHOR.finditer(data))
+        found = mend.flags(data)
+        source = parsed = b""
+        if found:  # mending needs the source as written and a tree parsed in place
+            source = bytes(data)
+            data = mend.for_parsing(source)
+            parsed = bytes(data)
         tree = _parse(data)
+        if may_alias:  # an ``&`` in a script or a quoted string is no anchor: ask the tree
+            may_alias = _has_alias(tree)
         doc = cls(tree, data if isinstance(data, bytearray) else None, may_alias=may_alias)
+        if found:
+            assert isinstance(data, bytearray)
+            try:
+                fixes = mend.fixes(tree, data, parsed, source, found)
+            except mend.Misread as exc:
+                line, col = _line_col(source, exc.offset)
+                raise Unreadable(f"{exc} (line {line}, column {col})", line, col) from None
+            for fix in fixes:
+                doc._set_verbatim(fix.node, fix.is_key, fix.text)
         if risky:
             doc._protect_escapes()
         return doc
@@ -329,10 +370,11 @@ class Doc:
             self._anchors = index
         return self._anchors
 
-    def alias_target(self, node: int) -> tuple[int, bool]:
+    def alias_target(self, node: int, is_key: bool = False) -> tuple[int, bool]:
         """The anchor an alias names: the closest one of that name before it (node ids follow
-        document order), and whether it anchors a key. Raises YamlError when there is none."""
-        name = _text(self.tree.val_ref(node))
+        document order), and whether it anchors a key. Raises YamlError when there is none.
+        ``is_key``: the alias is the node's key (``*name : value``), not its value."""
+        name = _text(self.tree.key_ref(node) if is_key else self.tree.val_ref(node))
         ids = self.anchor_index().get(name, [])
         i = bisect.bisect_left(ids, (node,))
         if i == 0:
@@ -369,11 +411,28 @@ class Doc:
     def key(self, node: int) -> Text:
         if self._verbatim_keys and node in self._verbatim_keys:
             return self._verbatim_keys[node]
+        if self.may_alias and _is_key_ref(self.raw, node):
+            return self._aliased_key(node)
         return _text(_key(self.raw, node))
+
+    def _aliased_key(self, node: int) -> Text:
+        """The text of a key written as an alias (``*name : value``): the scalar it names."""
+        target, on_key = self.alias_target(node, is_key=True)
+        if on_key:
+            return self.key(target)
+        text = self.str(target) if self.is_scalar(target) and not self.tree.is_container(target) else None
+        if text is None:
+            name = _text(self.tree.key_ref(node))
+            raise YamlError(f"the key *{name} is an alias of {self.describe(target)}; a key krmfn reads must be "
+                            "text", lead="")
+        return text
 
     def has_duplicate_keys(self, node: int) -> bool:
         """Whether two entries of map ``node`` have the same key (checked without decoding any)."""
         t = self.raw
+        if self.may_alias or self._verbatim_keys:  # keys whose text is not the tree's: compare the texts
+            keys = [self.key(child) for child in self.children(node)]
+            return len(set(keys)) != len(keys)
         child = _first_child(t, node)
         while child != NONE:
             if _find_child(t, node, _key(t, child)) != child:  # the first entry with that key is another
@@ -509,6 +568,19 @@ class Doc:
 
     # --- fidelity ---------------------------------------------------------------------
 
+    def _set_verbatim(self, node: int, is_key: bool, text: Text) -> None:
+        """Give a scalar the text it really holds: kept here for reading, and written into the
+        tree double-quoted (as a plain scalar, so that the emitter writes it as it is)."""
+        t = self.tree
+        if is_key:
+            t._set_key(node, t.to_arena(dquote(text).encode()))
+            t.set_key_style(node, ryml.KEY_PLAIN)
+            self._verbatim_keys[node] = text
+        else:
+            t._set_val(node, t.to_arena(dquote(text).encode()))
+            t.set_val_style(node, ryml.VAL_PLAIN)
+            self._verbatim[node] = text
+
     def _protect_escapes(self) -> None:
         """Re-render double-quoted scalars the emitter would spoil (see the module doc)."""
         t = self.tree
@@ -518,13 +590,9 @@ class Doc:
             if t.has_key(n) and (t.is_key_dquo(n) or t.is_key_squo(n)):
                 text = _text(t.key(n))
                 if must_escape().search(text) or "\n" in text:  # a line break: written as one line
-                    t._set_key(n, t.to_arena(dquote(text).encode()))
-                    t.set_key_style(n, ryml.KEY_PLAIN)
-                    self._verbatim_keys[n] = text
+                    self._set_verbatim(n, True, text)
             if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n) and t.val(n) is not None:
                 text = _text(t.val(n))
                 if must_escape().search(text) or text != str(t.val(n), "utf-8", "replace"):
-                    t._set_val(n, t.to_arena(dquote(text).encode()))
-                    t.set_val_style(n, ryml.VAL_PLAIN)
-                    self._verbatim[n] = text
+                    self._set_verbatim(n, False, text)
             stack.extend(ryml.children(t, n))

@@ -301,6 +301,9 @@ CASES: list[Case] = [
     Case("raw-next-line", GOOD.replace(b"info", "in\x85fo".encode()), 1, ("U+0085",), "same"),
     Case("escaped-line-separator", rl(cm(data='  data:\n    text: "a\\Lb"\n')), 0,
          (f"app-config-{suffix({'text': LS})}",), "escaped, it means the same to every reader"),
+    Case("escaped-line-separators-after-a-newline", rl(cm(data='  data:\n    text: "x\\n\\L\\Ly"\n')), 0,
+         (f"app-config-{suffix({'text': 'x' + chr(10) + LS[1] * 2 + 'y'})}",),
+         "rapidyaml misreads it (A); krmfn decodes it again from its source"),
     Case("escaped-control-character", rl(cm(data='  data:\n    bell: "\\a"\n')), 0,
          (f"app-config-{suffix({'bell': chr(7)})}",), "escaped in double quotes it is valid"),
     # Valid but unusual layouts
