@@ -214,11 +214,12 @@ def fixes(tree: ryml.Tree, buffer: bytearray, parsed: bytes, source: bytes, foun
     out: list[Fix] = []
     for node, is_key, style, view in _scalars(tree):
         at = view_address(view) - base
-        if style == BLOCK and found.indented_block and not bytes(view).strip(b"\n"):
-            blank = _blank_indented_block(source)
+        if style == BLOCK and not bytes(view).strip(b"\n"):
+            blank = _blank_indented_block(source) if found.indented_block else None
             if blank is not None:
                 raise Misread("a block scalar with an indentation indicator whose lines hold only spaces, which "
                               "rapidyaml reads as empty; write the value double-quoted", blank)
+            continue  # an empty block scalar's view may point anywhere
         if not 0 <= at < size:
             raise Misread("a scalar rapidyaml moved out of its text", 0)
         if style in (DQUO, SQUO):
@@ -232,7 +233,7 @@ def fixes(tree: ryml.Tree, buffer: bytearray, parsed: bytes, source: bytes, foun
         raw = bytes(view)
         if style == PLAIN and b"\t" in raw:  # the plain misreads (B, D) both leave a tab in the text
             text = _text(raw)
-            if found.indicator_tab and (text.startswith(("-\t", "?\t", ":\t")) or ":\t" in text):
+            if found.indicator_tab and (text.startswith(("-\t", "?\t", ":\t", "---\t")) or ":\t" in text):
                 hit = _INDICATOR_TAB.search(source, at)
                 indicator = chr(source[hit.start()]) if hit else "-"
                 raise Misread(f"a tab right after '{indicator}', which rapidyaml (krmfn's YAML reader) takes for "

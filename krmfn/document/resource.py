@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from krmfn.document.native import NONE
-from krmfn.document.tree import Doc, YamlError
+from krmfn.document.tree import Doc, Unreadable, YamlError
 from krmfn.results import InputError, ResourceRef
 
 
@@ -88,8 +88,8 @@ def read_resource(source: bytes, index: int, where: str | None = None) -> Resour
     try:
         doc, node = parse_item(source)
     except YamlError as exc:
-        raise InputError(f"{where} is not valid YAML: {exc.detail} (lines counted from the item's first "
-                         "line)") from None
+        what = "cannot be read by krmfn" if isinstance(exc, Unreadable) else "is not valid YAML"
+        raise InputError(f"{where} {what}: {exc.detail} (lines counted from the item's first line)") from None
     if not doc.is_map(node):
         raise InputError(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind "
                          "and metadata)")

@@ -117,6 +117,9 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
         return ryml.parse_in_arena(data, tree)
     except ryml.ExceptionParse as exc:
         loc = exc.errdata_parse.ymlloc
+        if "containers as keys" in exc.msg:  # valid YAML rapidyaml's trees cannot hold
+            raise Unreadable(f"a map or list used as a key (line {loc.line}, column {loc.col}), which krmfn's "
+                             "YAML reader cannot hold; write the key as text", loc.line, loc.col) from None
         raise YamlError(f"{exc.msg} at line {loc.line}, column {loc.col}",
                         loc.line, loc.col) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:

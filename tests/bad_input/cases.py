@@ -188,7 +188,7 @@ CASES: list[Case] = [
          ("line 5 has a tab in its indentation", "spaces only"), "YAML forbids tabs in indentation; say so"),
     Case("tab-after-dash", rl("-\tapiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n"), 1,
          ("line 4 has a tab in its indentation (or after a '-')",), "YAML forbids it; say where"),
-    Case("container-as-key", rl(cm(data="  data: {? [a, b]: c}\n")), 1, ("containers as keys",),
+    Case("container-as-key", rl(cm(data="  data: {? [a, b]: c}\n")), 1, ("used as a key",),
          "valid YAML that no Kubernetes object uses and rapidyaml cannot hold"),
     # Items that are not objects
     Case("item-scalar", rl("- just a string\n"), 1, ("item 0 is a scalar, not a Kubernetes object",), "wrong shape"),
