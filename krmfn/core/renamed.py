@@ -8,6 +8,7 @@ and style stay), or, where its text is not plain block YAML, set in its tree for
 from __future__ import annotations
 
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME, family_label, merge_annotation
+from krmfn.document.compare import step
 from krmfn.document.resource import Resource
 from krmfn.document.textedit import Edit, key_column, map_edits
 
@@ -18,6 +19,13 @@ def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict
     annotations = {ORIGINAL_NAME: original}
     annotations.update((key, merge_annotation(key, existing.get(key), wanted)) for key, wanted in retention.items())
     return annotations, {FAMILY: family_label(original)}
+
+
+def owned_paths(res: Resource, original: str, retention: dict[str, str]) -> set[str]:
+    """The field paths the rename changes (as Doc.path_of writes them), for checking a re-emit."""
+    annotations, labels = owned(res, original, retention)
+    return ({"metadata.name", "immutable"} | {step("metadata.annotations", k) for k in annotations}
+            | {step("metadata.labels", k) for k in labels})
 
 
 def rename_in_tree(res: Resource, original: str, new_name: str, retention: dict[str, str]) -> None:

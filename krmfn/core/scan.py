@@ -186,7 +186,7 @@ def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], st
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
-        res = read_resource(source, index, rl.item_name(index))
+        res = read_resource(source, index, rl.item_name(index), rl.origin(index).place)
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
         if kind is not None:

@@ -2,24 +2,26 @@
 
 An untouched item keeps its input bytes; an item with changes gets new names and added lines
 spliced into its own text (document.textedit); only an item whose text cannot be edited in
-place is re-emitted from its tree.
+place is re-emitted from its tree, and read back and compared with what it was before anything
+is written.
 """
 
 from __future__ import annotations
 
 from krmfn.core.config import Config
 from krmfn.core.plan import Plan
-from krmfn.core.renamed import rename_in_tree
+from krmfn.core.renamed import owned_paths, rename_in_tree
 from krmfn.core.retention import retention_annotations
 from krmfn.core.scan import Scanned
 from krmfn.document.chunks import indent_item
+from krmfn.document.compare import data_of, differences
+from krmfn.document.resource import Resource, parse_item
 from krmfn.document.textedit import splice
 from krmfn.document.tree import YamlError
 from krmfn.results import InputError
 
 
-def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0,
-          stop: int | None = None) -> list[bytes]:
+def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int | None = None) -> list[bytes]:
     """Each item's output text (of ``start:stop``), in order."""
     retention = retention_annotations(config.retention)
     out = []
@@ -38,14 +40,37 @@ def write(scanned: Scanned, p: Plan, config: Config, indent: int, start: int = 0
             by_text: dict[str, list[int]] = {}
             for node, _, _, new in edits:
                 by_text.setdefault(new, []).append(node)
+            owned = {doc.path_of(node, res.node) for node, _, _, _ in edits}
             for new, nodes in by_text.items():
                 doc.set_strs(nodes, new)
             if h:
                 rename_in_tree(res, h.original, h.new_name, retention)
+                owned |= owned_paths(res, h.original, retention)
             try:
-                text = indent_item(bytes(doc.emit()), indent)
+                text = indent_item(bytes(doc.emit()), leading_spaces(res.source))
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)
                 raise InputError(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
+            _check_reemitted(res, text, frozenset(owned))
         res.drop()
         out.append(text)
     return out
+
+
+def leading_spaces(text: bytes) -> int:
+    """The column of an item's ``- `` (items of a List sit deeper than the ResourceList's)."""
+    return len(text) - len(text.lstrip(b" "))
+
+
+def _check_reemitted(res: Resource, text: bytes, owned: frozenset[str]) -> None:
+    """An item written again from its tree must mean what it read, but for the fields the function
+    changed: read back and compared value by value before anything is written."""
+    try:
+        before, after = data_of(*parse_item(res.source)), data_of(*parse_item(text))
+    except YamlError as exc:
+        raise InputError(f"written again in block style, it does not read back ({exc.detail}); krmfn writes "
+                         "nothing rather than a wrong value: please report this", res.ref) from None
+    wrong = differences(before, after, owned)
+    if wrong:
+        raise InputError(f"written again in block style, it would read differently at {wrong[0]}; krmfn writes "
+                         "nothing rather than a wrong value: please report this (writing the object in block style "
+                         "avoids it)", res.ref, wrong[0])

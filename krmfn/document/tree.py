@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import ryml
@@ -77,18 +77,27 @@ class YamlError(InputError):
     ``col`` are 1-based, 0 when unknown.
     """
 
-    def __init__(self, detail: str, line: int = 0, col: int = 0, lead: str = "not valid YAML"):
+    def __init__(self, detail: str, line: int = 0, col: int = 0, lead: str = "not valid YAML", problem: str = ""):
         super().__init__(f"{lead}: {detail}" if lead else detail)
         self.detail = detail
         self.line = line
         self.col = col
+        self.problem = problem or detail  # the detail without its position
+
+    def placed(self, place: Callable[[int, int], tuple[int, int]]) -> str:
+        """The detail with its line and column moved (to the input's, from an item's own text)."""
+        if not self.line:
+            return self.detail
+        line, col = place(self.line, self.col)
+        return f"{self.problem} at line {line}, column {col}"
 
 
 class Unreadable(YamlError):
     """Valid YAML that rapidyaml would read wrongly (a misread document.mend cannot mend): refused."""
 
-    def __init__(self, detail: str, line: int = 0, col: int = 0):
-        super().__init__(detail, line, col, lead="krmfn cannot read it")
+    def __init__(self, problem: str, line: int = 0, col: int = 0):
+        detail = f"{problem} at line {line}, column {col}" if line else problem
+        super().__init__(detail, line, col, lead="krmfn cannot read it", problem=problem)
 
 
 class NotWritable(YamlError):
@@ -118,10 +127,10 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
     except ryml.ExceptionParse as exc:
         loc = exc.errdata_parse.ymlloc
         if "containers as keys" in exc.msg:  # valid YAML rapidyaml's trees cannot hold
-            raise Unreadable(f"a map or list used as a key (line {loc.line}, column {loc.col}), which krmfn's "
-                             "YAML reader cannot hold; write the key as text", loc.line, loc.col) from None
+            raise Unreadable("a map or list used as a key, which krmfn's YAML reader cannot hold; write the key as "
+                             "text", loc.line, loc.col) from None
         raise YamlError(f"{exc.msg} at line {loc.line}, column {loc.col}",
-                        loc.line, loc.col) from None
+                        loc.line, loc.col, problem=exc.msg) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:
         raise YamlError(exc.msg) from None
 
@@ -195,7 +204,7 @@ class Doc:
                 fixes = mend.fixes(tree, data, parsed, source, found)
             except mend.Misread as exc:
                 line, col = _line_col(source, exc.offset)
-                raise Unreadable(f"{exc} (line {line}, column {col})", line, col) from None
+                raise Unreadable(str(exc), line, col) from None
             for fix in fixes:
                 doc._set_verbatim(fix.node, fix.is_key, fix.text)
         if risky:
