@@ -17,7 +17,7 @@ from krmfn.document.chunks import indent_item
 from krmfn.document.compare import data_of, differences
 from krmfn.document.resource import Resource, parse_item
 from krmfn.document.textedit import splice
-from krmfn.document.tree import YamlError
+from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError
 
 
@@ -50,7 +50,7 @@ def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int |
                 text = indent_item(bytes(doc.emit()), leading_spaces(res.source))
             except YamlError as exc:  # nested deeper than rapidyaml writes (limits.py checks first)
                 raise InputError(f"{exc}; flatten it, or leave it out of the function's input", res.ref) from None
-            _check_reemitted(res, text, frozenset(owned))
+            text = _checked(res, text, frozenset(owned))
         res.drop()
         out.append(text)
     return out
@@ -61,16 +61,39 @@ def leading_spaces(text: bytes) -> int:
     return len(text) - len(text.lstrip(b" "))
 
 
-def _check_reemitted(res: Resource, text: bytes, owned: frozenset[str]) -> None:
-    """An item written again from its tree must mean what it read, but for the fields the function
-    changed: read back and compared value by value before anything is written."""
+def _checked(res: Resource, text: bytes, owned: frozenset[str]) -> bytes:
+    """An item written again from its tree, read back and compared value by value with what it
+    was (but for the fields the function changed) before anything is written. rapidyaml writes an
+    empty line of a block scalar as a line of spaces: those lines are emptied where that reads the
+    same (a line of more spaces than the block's indentation is content, and stays)."""
+    before = data_of(*_parsed(res, res.source))
+    trimmed = _empty_lines(text)
+    if trimmed != text and not differences(before, data_of(*_parsed(res, trimmed)), owned):
+        return trimmed
+    wrong = differences(before, data_of(*_parsed(res, text)), owned)
+    if wrong:
+        raise InputError(f"written again from its tree, it would read differently at {wrong[0]} (through a YAML "
+                         "alias of a value krmfn changes, for one); krmfn writes nothing rather than a wrong value: "
+                         "write that field without anchors and aliases, or report this", res.ref, wrong[0])
+    return text
+
+
+def _empty_lines(text: bytes) -> bytes:
+    """Lines of spaces no longer than the next line's indentation, emptied (there, they are empty)."""
+    lines = text.split(b"\n")
+    indent = 0
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        if line.strip(b" "):
+            indent = len(line) - len(line.lstrip(b" "))
+        elif line and len(line) <= indent:
+            lines[i] = b""
+    return b"\n".join(lines)
+
+
+def _parsed(res: Resource, text: bytes) -> tuple[Doc, int]:
     try:
-        before, after = data_of(*parse_item(res.source)), data_of(*parse_item(text))
+        return parse_item(text)
     except YamlError as exc:
         raise InputError(f"written again in block style, it does not read back ({exc.detail}); krmfn writes "
                          "nothing rather than a wrong value: please report this", res.ref) from None
-    wrong = differences(before, after, owned)
-    if wrong:
-        raise InputError(f"written again in block style, it would read differently at {wrong[0]}; krmfn writes "
-                         "nothing rather than a wrong value: please report this (writing the object in block style "
-                         "avoids it)", res.ref, wrong[0])

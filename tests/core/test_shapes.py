@@ -119,3 +119,76 @@ def test_a_block_list_keeps_the_hashed_configmaps_comments_and_lines() -> None:
     out = run(BLOCK.encode())
     assert "      make &&\n      \tmake install\n" in out.text
     assert f"    name: {HASHED}\n" in out.text
+
+
+CHART = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: app   # the app's config
+    labels:
+      "app.kubernetes.io/name": app
+    annotations:
+      "helm.sh/hook": pre-install
+      krmfn.dev/content-hash: "true"
+  data:
+    run.sh: |
+      #!/bin/sh
+      set -e
+
+      make && make install   # build
+
+      echo done
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: dash
+    labels: {grafana_dashboard: "1"}
+    annotations:
+      {}
+  data:
+    a: b
+"""
+
+
+def test_chart_shapes_are_edited_in_the_hashed_objects_own_text() -> None:
+    """``&&`` in a script, quoted keys, Helm's ``annotations:`` then ``{}``: edited in the text, so
+    that comments and empty lines stay (they were re-emitted, losing both)."""
+    out = run((CHART + "functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {select: all}}\n"
+               ).encode())
+    assert exit_code(out) == 0, out.results
+    text = out.text
+    assert "    name: app-" in text and "   # the app's config\n" in text
+    assert '      "helm.sh/hook": pre-install\n      krmfn.dev/content-hash: "true"\n      krmfn.dev/original-name: app\n' \
+        in text
+    assert '      "app.kubernetes.io/name": app\n      krmfn.dev/family: app\n' in text
+    assert "      set -e\n\n      make && make install   # build\n\n      echo done\n" in text
+    assert "    labels: {grafana_dashboard: \"1\", krmfn.dev/family: dash}\n" in text
+    assert "    annotations:\n      {krmfn.dev/original-name: dash}\n" in text
+
+
+def test_a_re_emitted_item_is_checked_against_what_it_read() -> None:
+    """The name's anchor is aliased by a label: rewriting the name in the tree would rename the
+    label too. The re-emitted item is read back and compared, and the difference refused."""
+    text = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+            b"  metadata:\n    name: &n app\n    labels: {a: *n}\n    annotations: {krmfn.dev/content-hash: \"true\"}\n"
+            b"  data: {k: v}\n")
+    out = run(text)
+    assert exit_code(out) == 1
+    assert "would read differently at metadata.labels.a" in out.results[0].message
+    assert out.stdout.startswith(text)  # nothing half-written: the items as they came
+
+
+def test_a_re_emitted_block_scalar_keeps_its_empty_lines_empty() -> None:
+    """A name written with an escape cannot be replaced in the text: the item is re-emitted, and
+    rapidyaml's lines of spaces for empty lines are emptied where that reads the same."""
+    text = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+            b"  metadata:\n    name: \"ap\\x70\"\n    annotations: {krmfn.dev/content-hash: \"true\"}\n"
+            b"  data:\n    run.sh: |\n      a\n\n      b\n    sp: |\n      x\n        \n      y\n")
+    out = run(text)
+    assert exit_code(out) == 0, out.results
+    assert b"      a\n\n      b\n" in out.stdout
+    assert yaml.safe_load(out.stdout)["items"][0]["data"]["sp"] == "x\n  \ny\n"
