@@ -169,7 +169,10 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
     content = {key: _string_map(res, key, binary=key in kind.base64) for key in kind.content}
-    new_name = f"{original}-{hashing.digest(config.algorithm, kind.hash_input(content))}"
+    digest = hashing.digest(config.algorithm, kind.hash_input(content))
+    if original == res.name and res.name.endswith(f"-{digest}") and ORIGINAL_NAME not in res.annotations:
+        original = res.name[:-len(digest) - 1]  # already named by its content (kustomize's generator): kept
+    new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                                f"shorten the {kind.kind}'s name", res.ref, "metadata.name")

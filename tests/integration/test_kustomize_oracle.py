@@ -175,3 +175,24 @@ VALUES = st.builds(lambda head, tail: head + tail, st.sampled_from("aZü☃"),
 def test_generated_literals_agree_with_kustomize(tmp_path_factory, data):
     data.setdefault("k0", "x")
     compare(tmp_path_factory.mktemp("oracle"), [f"{k}={v}" for k, v in data.items()], {})
+
+
+def test_kustomize_output_keeps_its_names_through_krmfn(tmp_path):
+    """The README's Flux step, ``kubectl kustomize . | krmfn --stream --select all``: the generator's
+    names already end in their own suffix and are kept (no ``app-h29d89cmmt-h29d89cmmt``), and a
+    second run changes nothing."""
+    import sys
+
+    (tmp_path / "deployment.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(
+        {"resources": ["deployment.yaml"], "configMapGenerator": [{"name": "app", "literals": ["k0=v", "dot=."]}]}))
+    rendered = subprocess.run([KUBECTL, "kustomize", str(tmp_path)], capture_output=True, text=True, check=True).stdout
+    krmfn = [sys.executable, "-m", "krmfn", "--stream", "--select", "all"]
+    once = subprocess.run(krmfn, input=rendered, capture_output=True, text=True, check=True).stdout
+    twice = subprocess.run(krmfn, input=once, capture_output=True, text=True, check=True).stdout
+    before = {(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(rendered)}
+    after = list(yaml.safe_load_all(once))
+    assert {(o["kind"], o["metadata"]["name"]) for o in after} == before
+    cm = next(o for o in after if o["kind"] == "ConfigMap")
+    assert cm["immutable"] is True and cm["metadata"]["annotations"]["krmfn.dev/original-name"] == "app"
+    assert twice == once
