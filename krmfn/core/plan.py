@@ -112,6 +112,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
     rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
     renames: dict[int, Rename] = {}
+    warned: set[int] = set()  # hashed objects named where krmfn cannot rewrite (a warning says so)
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
@@ -121,7 +122,8 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
-                    results.append(warning(res, ref.node, ref.name, target.new_name))
+                    results.append(warning(res, ref.node, ref.name, target.new_name, ref.in_known_kind))
+                    warned.add(target.res.index)
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
@@ -159,6 +161,9 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             rolls = ", ".join(str(r) for r in h.referrers)
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
                                   "info", renamed))
+        elif h.res.index in warned:
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; named only where krmfn does not "
+                                  "rewrite (see the warning for each place)", "info", renamed))
         else:
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow",

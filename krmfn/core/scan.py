@@ -50,8 +50,9 @@ class Reference:
     offset: int | None
     namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
     prefix: str = ""  # text before the name in the same scalar (``namespace/``)
-    unplaced: bool = False  # shaped like a reference in a kind the table does not know: warn only
+    unplaced: bool = False  # shaped like a reference where the table does not look: warn only
     kind: str = "ConfigMap"  # the renamed kind it names
+    in_known_kind: bool = False  # unplaced, in a kind the table knows (outside its paths)
 
 
 @dataclass(repr=False, eq=False)
@@ -217,12 +218,16 @@ def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], st
             if res.kind in table.notice_kinds:
                 out.results += [Result(message, "info", res.ref, path)
                                 for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
-        if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
+        # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
+        # it knows, when the text mentions ConfigMaps more often than the walk found names (cheap).
+        if res.kind not in NOT_REFERRERS and b"onfigMap" in source and \
+                (not known or source.count(b"onfigMap") != len(refs)):  # unplaced.MARKER
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
             doc = res.tree
-            refs = [Reference(node, doc.string(node) or "", None, unplaced=True)
-                    for node in unplaced.candidates(doc, res.node, res.metadata)]
+            placed = {ref.node for ref in refs}
+            refs += [Reference(node, doc.string(node) or "", None, unplaced=True, in_known_kind=known)
+                     for node in unplaced.candidates(doc, res.node, res.metadata) if node not in placed]
         if refs:
             out.references[index] = refs
         res.drop()

@@ -48,9 +48,10 @@ def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice]
     lines += [f"| {p} | {k} | {g} | {'; '.join(where)} |" for (p, k, g), where in rows.items()]
     lines += ["", "Paths are kustomize field-spec paths: lists are traversed implicitly. Below each shape:", "",
               "| shape | containers (each: " + ", ".join(f"`{f}`" for f in CONTAINER_FIELDS)
-              + ") | volumes (each: " + ", ".join(f"`{f}`" for f in VOLUME_FIELDS) + ") |", "|---|---|---|"]
-    lines += [f"| {s.name} | {', '.join(f'`{c}`' for c in s.containers)} | {', '.join(f'`{v}`' for v in s.volumes)} |"
-              for s in shapes]
+              + ") | volumes (each: " + ", ".join(f"`{f}`" for f in VOLUME_FIELDS) + ") | other fields |",
+              "|---|---|---|---|"]
+    lines += [f"| {s.name} | {', '.join(f'`{c}`' for c in s.containers)} | {', '.join(f'`{v}`' for v in s.volumes)} | "
+              f"{', '.join(f'`{f}`' for _, f in s.fields) or '-'} |" for s in shapes]
     lines += ["", "Any other kind: add `fieldSpecs` to the function config, in kustomize's `nameReference` syntax "
               "(an existing kustomize `configurations:` file works as it is; see docs/field-specs.md). In a kind "
               "not covered, a field shaped like a reference (`configMapRef`, `configMapKeyRef`, `configMap: {name}`, "
