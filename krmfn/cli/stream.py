@@ -20,6 +20,7 @@ import ryml
 
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.document import chunks
+from krmfn.document.chunks import Origin
 from krmfn.document.encoding import BOM as _BOM
 from krmfn.document.encoding import check_utf8
 from krmfn.document.limits import Limits, check_input
@@ -162,17 +163,32 @@ class StreamOutcome:
         return has_errors(self.results)
 
 
+def body_origins(text: bytes, stream: Stream) -> list[Origin]:
+    """Where each document of ``stream`` (split from ``text``) starts in ``text``, as an origin for
+    its wrapped item: the item's columns are two more than the document's (``- `` and indentation)."""
+    out, pos = [], 0
+    for gap, body in zip(stream.gaps, stream.bodies):
+        pos += len(gap)
+        line_start = text.rfind(b"\n", 0, pos) + 1
+        out.append(Origin(text.count(b"\n", 0, pos) + 1, pos - line_start - 2, -2))
+        pos += len(body)
+    return out
+
+
 def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
-                  where: list[str] | None = None) -> tuple[list[bytes] | None, list[Result]]:
+                  where: list[str] | None = None,
+                  origins: list[Origin] | None = None) -> tuple[list[bytes] | None, list[Result]]:
     """Run the function over documents: their new text (None after an error), and the results.
 
-    ``where`` names each document in messages (default: ``document N``).
+    ``where`` names each document in messages (default: ``document N``); ``origins``: where each
+    starts in the user's text (:func:`body_origins`), for a message's line and column.
     """
     wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
     names = where or [f"document {i + 1}" for i in range(len(bodies))]
     outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
-                                                                                      len(wrapped))), names)
+                                                                                      len(wrapped))), names,
+                                         origins)
     results = outcome.results
     if outcome.failed:
         return None, results
@@ -209,8 +225,9 @@ def run_stream(data: bytes, function_config: dict[str, object] | None, limits: L
     if problem is not None:
         return StreamOutcome(b"", [problem])
     form = TextForm.of(data)
-    stream = split(form.plain(data))
-    bodies, results = run_documents(stream.bodies, function_config, limits)
+    plain = form.plain(data)
+    stream = split(plain)
+    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream))
     if bodies is None:
         return StreamOutcome(b"", results)
     return StreamOutcome(form.restore(stream.join(bodies)), results)

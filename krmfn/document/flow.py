@@ -106,7 +106,7 @@ def _node(data: bytes, pos: int) -> int:
         return pos
     ch = data[pos]
     if ch in _CLOSE:
-        return _skip_collection(data, pos)
+        return skip_collection(data, pos)
     if ch == 0x22:  # "
         m = _DQUOTED.match(data, pos)
         if m is None:
@@ -128,7 +128,7 @@ def _node(data: bytes, pos: int) -> int:
     return _plain(data, pos)
 
 
-def _skip_collection(data: bytes, start: int) -> int:
+def skip_collection(data: bytes, start: int) -> int:
     """The offset after the flow collection at ``start`` and all it holds, found without recursion
     (JSON may nest thousands deep; the depth limit is document.limits' to report)."""
     stack = [_CLOSE[data[start]]]
@@ -213,4 +213,4 @@ def pad_lines(text: bytes, column: int) -> bytes:
     return b"\n".join(out)
 
 
-__all__ = ["Entry", "FlowError", "collection", "pad_lines"]
+__all__ = ["Entry", "FlowError", "collection", "pad_lines", "skip_collection"]

@@ -72,8 +72,14 @@ class Resource:
 
 
 def parse_item(source: bytes) -> tuple[Doc, int]:
-    """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
-    doc = Doc.parse(bytearray(source))
+    """Parse one item's text (``- `` and all) in place from a private copy; the item's node.
+    A flow collection closed at its key's indentation is read as other tools read it (lenient)."""
+    try:
+        doc = Doc.parse(bytearray(source))
+    except YamlError as exc:
+        from krmfn.document.lenient import reparse  # here, for start-up time: rare
+
+        doc = reparse(source, exc)
     root = doc.root
     if doc.is_stream(root):
         root = doc.first_child(root)

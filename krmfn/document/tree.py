@@ -171,6 +171,9 @@ class Doc:
     _verbatim_keys: dict[int, str] = field(default_factory=dict, repr=False)
     # False when the input defines no anchor, so no alias can need resolving.
     may_alias: bool = True
+    # Spaces document.lenient added before parsing, (offset in the parsed text, count): offsets
+    # given out are moved back to the text as written.
+    shifts: list[tuple[int, int]] | None = field(default=None, repr=False)
     raw: object = field(init=False, repr=False)  # the tree's SWIG object: see the note on _c above
 
     def __post_init__(self) -> None:
@@ -322,7 +325,10 @@ class Doc:
             return None
         if self._base is None:
             self._base = buffer_address(self.source)
-        return view_address(text) - self._base
+        offset = view_address(text) - self._base
+        if self.shifts:
+            offset -= sum(count for at, count in self.shifts if at <= offset)
+        return offset
 
     def path_of(self, node: int, top: int) -> str:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
