@@ -8,18 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from krmfn.core.config import read_config
 from krmfn.core.parallel import scan_items
 from krmfn.core.plan import plan
 from krmfn.core.walk import ReferenceTable
 from krmfn.core.write import write
-from krmfn.document.chunks import Origin
 from krmfn.document.encoding import TextForm, as_lf_utf8
 from krmfn.document.envelope import read_resource_list, render
 from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
 from krmfn.document.tree import YamlError
 from krmfn.results import KrmfnError, Result, has_errors
+
+if TYPE_CHECKING:
+    from krmfn.document.chunks import Origin
 
 
 @dataclass(repr=False, eq=False)

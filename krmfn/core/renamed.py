@@ -8,7 +8,6 @@ and style stay), or, where its text is not plain block YAML, set in its tree for
 from __future__ import annotations
 
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME, family_label, merge_annotation
-from krmfn.document.compare import step
 from krmfn.document.resource import Resource
 from krmfn.document.textedit import Edit, add_entry, key_column, key_start, map_edits
 
@@ -23,6 +22,8 @@ def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict
 
 def owned_paths(res: Resource, original: str, retention: dict[str, str]) -> set[str]:
     """The field paths the rename changes (as Doc.path_of writes them), for checking a re-emit."""
+    from krmfn.document.compare import step  # here, for start-up time: re-emits are rare
+
     annotations, labels = owned(res, original, retention)
     return ({"metadata.name", "immutable"} | {step("metadata.annotations", k) for k in annotations}
             | {step("metadata.labels", k) for k in labels})
@@ -94,4 +95,4 @@ def _anchored(res: Resource, name: int) -> bool:
     doc = res.tree
     nodes = (res.node, res.metadata, name, doc.get_b(res.node, b"immutable"),
              doc.get_b(res.metadata, b"annotations"), doc.get_b(res.metadata, b"labels"))
-    return any(n is not None and doc.tree.has_val_anchor(n) for n in nodes)
+    return any(n is not None and doc.has_anchor(n) for n in nodes)

@@ -190,7 +190,7 @@ def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], st
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
-        res = read_resource(source, index, rl.item_name(index), rl.origin(index).place)
+        res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
         if kind is not None:
@@ -220,8 +220,8 @@ def scan(rl: ResourceList, config: Config, tables: dict[str, ReferenceTable], st
                                 for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
         # it knows, when the text mentions ConfigMaps more often than the walk found names (cheap).
-        if res.kind not in NOT_REFERRERS and b"onfigMap" in source and \
-                (not known or source.count(b"onfigMap") != len(refs)):  # unplaced.MARKER
+        if res.kind not in NOT_REFERRERS and \
+                (source.count(b"onfigMap") not in (0, len(refs)) if known else source.find(b"onfigMap") >= 0):
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
             doc = res.tree

@@ -80,12 +80,10 @@ class ReferenceTable:
 
     @classmethod
     def of(cls, specs: Iterable[FieldSpec], notices: tuple[Notice, ...] = ()) -> ReferenceTable:
-        by_kind: dict[str, list[FieldSpec]] = {}
+        by_kind: dict[str, dict[FieldSpec, None]] = {}  # ordered sets: a hash each, not a scan of the bucket
         for spec in specs:
-            bucket = by_kind.setdefault(spec.kind, [])
-            if spec not in bucket:
-                bucket.append(spec)
-        return cls(by_kind, notices)
+            by_kind.setdefault(spec.kind, {})[spec] = None
+        return cls({kind: list(bucket) for kind, bucket in by_kind.items()}, notices)
 
     @classmethod
     def builtin(cls, extra: Iterable[FieldSpec] = ()) -> ReferenceTable:

@@ -8,17 +8,21 @@ is written.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from krmfn.core.config import Config
 from krmfn.core.plan import Plan
 from krmfn.core.renamed import owned_paths, rename_in_tree
 from krmfn.core.retention import retention_annotations
 from krmfn.core.scan import Scanned
 from krmfn.document.chunks import indent_item
-from krmfn.document.compare import data_of, differences
-from krmfn.document.resource import Resource, parse_item
 from krmfn.document.textedit import splice
-from krmfn.document.tree import Doc, YamlError
+from krmfn.document.tree import YamlError
 from krmfn.results import InputError
+
+if TYPE_CHECKING:
+    from krmfn.document.resource import Resource
+    from krmfn.document.tree import Doc
 
 
 def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int | None = None) -> list[bytes]:
@@ -66,6 +70,8 @@ def _checked(res: Resource, text: bytes, owned: frozenset[str]) -> bytes:
     was (but for the fields the function changed) before anything is written. rapidyaml writes an
     empty line of a block scalar as a line of spaces: those lines are emptied where that reads the
     same (a line of more spaces than the block's indentation is content, and stays)."""
+    from krmfn.document.compare import data_of, differences  # here, for start-up time: re-emits are rare
+
     before = data_of(*_parsed(res, res.source))
     trimmed = _empty_lines(text)
     if trimmed != text and not differences(before, data_of(*_parsed(res, trimmed)), owned):
@@ -92,6 +98,8 @@ def _empty_lines(text: bytes) -> bytes:
 
 
 def _parsed(res: Resource, text: bytes) -> tuple[Doc, int]:
+    from krmfn.document.resource import parse_item  # here, for start-up time: re-emits are rare
+
     try:
         return parse_item(text)
     except YamlError as exc:

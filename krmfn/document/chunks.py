@@ -26,16 +26,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from krmfn.document import flow
-from krmfn.document.quoted import EscapeError, decode_double_quoted, decode_single_quoted
+from krmfn.document.scalars import Lazy
 
 # A line at column 0 (after a newline: much faster to search for than a multi-line "^").
 _COL0 = re.compile(rb"\n([^ \n][^\n]*)")
 _TOP_KEY = re.compile(rb"""([A-Za-z_][A-Za-z0-9_.-]*|"[A-Za-z_][A-Za-z0-9_.-]*"|'[A-Za-z_][A-Za-z0-9_.-]*')"""
                       rb"[ ]*:(?:[ ]+([^#]*?))?[ ]*(?:#.*)?")
 _FIRST_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
-_MARKER = re.compile(rb"(---|\.\.\.)(?=[ \t]|$)([ \t]*(?:#.*)?$)?")
-_NULL = (b"", b"~", b"null", b"Null", b"NULL")
+MARKER = Lazy(rb"(---|\.\.\.)(?=[ \t]|$)([ \t]*(?:#.*)?$)?")
+NULL_TEXTS = (b"", b"~", b"null", b"Null", b"NULL")
 _WHITE = b" \t\r\n"
 
 
@@ -47,15 +46,30 @@ class SplitError(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+class FlowShape(SplitError):
+    """A flow document (``bracket`` is its ``{``), or block keys whose ``items`` is a flow list
+    (``bracket`` is its ``[``, ending before ``end``; ``split`` holds the rest, ``items`` the key
+    line's block). document.flowsplit cuts these; a block-style list never needs it."""
+
+    def __init__(self, bracket: int, split: Split | None = None, items: int = -1, end: int = 0):
+        super().__init__("a flow collection", bracket)
+        self.bracket = bracket
+        self.split = split
+        self.items = items
+        self.end = end
+
+
 class Origin:
     """Where a text (an item's) sits in the input, so that a message can name a line and column
     there: its first line is the input's ``line``; add ``first_column`` to a column on that first
-    line, ``column`` to a column on the others."""
+    line, ``column`` to a column on the others. (A plain class: a dataclass costs start-up time.)"""
 
-    line: int = 1
-    first_column: int = 0
-    column: int = 0
+    __slots__ = ("column", "first_column", "line")
+
+    def __init__(self, line: int = 1, first_column: int = 0, column: int = 0):
+        self.line = line
+        self.first_column = first_column
+        self.column = column
 
     def place(self, line: int, col: int) -> tuple[int, int]:
         """The input's line and column (1-based) of a position in the text."""
@@ -82,8 +96,18 @@ class Split:
     blocks: list[Block]  # in order; the items block holds only its key line
     items: list[bytes]  # each item's text, with its "- " and original indentation
     indent: int  # the column of the items' "- "
-    origins: list[Origin] = field(default_factory=list)  # where each item's text is in the input
+    origins: list[Origin] = field(default_factory=list)  # where each item's text is in the input...
     by_tokenizer: bool = False  # items cut out of a flow list (document.flow), written after "- "
+    starts: list[int] = field(default_factory=list)  # ...or where each starts in ``text`` (counted when asked)
+    text: bytes = b""
+
+    def origin(self, index: int) -> Origin:
+        """Where an item's text is in the input: its line is counted only when a message needs it."""
+        if index < len(self.origins):
+            return self.origins[index]
+        if index < len(self.starts):
+            return Origin(line_of(self.text, self.starts[index]))
+        return Origin()
 
     def envelope(self) -> bytes:
         """The envelope without items or results, for reading kind, apiVersion, functionConfig."""
@@ -112,8 +136,13 @@ def _col0_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
         yield m.start() + 1, m.group(1)
 
 
-def _key_name(text: bytes, offset: int) -> str:
+def key_name(text: bytes, offset: int) -> str:
     """A top-level key's text: plain, or quoted (decoded)."""
+    if text[:1] not in (b'"', b"'"):
+        return text.decode()
+    # Here, for start-up time: quoted top-level keys are rare.
+    from krmfn.document.quoted import EscapeError, decode_double_quoted, decode_single_quoted
+
     try:
         raw = text.decode()
         if raw.startswith('"'):
@@ -137,7 +166,7 @@ def _body_start(data: bytes) -> tuple[int, bool]:
         if not bare or bare.startswith(b"#") or line.startswith(b"%"):
             pos = nl + 1 if nl >= 0 else end
             continue
-        marker = _MARKER.match(line)
+        marker = MARKER.match(line) if line.startswith((b"---", b"...")) else None
         if marker and marker.group(1) == b"---":
             if marker.group(2) is not None:  # nothing after it but a comment
                 pos = nl + 1 if nl >= 0 else end
@@ -156,7 +185,7 @@ def layout(data: bytes) -> Split:
     """
     start, inline = _body_start(data)
     if start < len(data) and data[start] == 0x7B:  # "{": a flow document (JSON, ...)
-        return _flow_layout(data, start)
+        raise FlowShape(start)
     if inline:
         raise SplitError("content on the '---' line (a tag, or a node other than a flow map)", start)
     return _block_layout(data, start)
@@ -190,9 +219,9 @@ def _block_layout(data: bytes, body: int) -> Split:
                 raise SplitError("a list where the ResourceList's keys should be", at)
             dashes.append((at, line.rstrip(b" \t") == b"-"))
             continue  # an entry of the current block's list (items are cut below)
-        marker = _MARKER.match(line)
+        marker = MARKER.match(line) if line.startswith((b"---", b"...")) else None
         if marker and marker.group(2) is not None:  # ``---`` or ``...`` (and at most a comment)
-            if _more_content(data, at + len(line)):
+            if more_content(data, at + len(line)):
                 raise SplitError("a second YAML document", at)
             end = at  # the document ends here
             break
@@ -200,12 +229,12 @@ def _block_layout(data: bytes, body: int) -> Split:
         if not key:
             raise SplitError("a top-level line that is not a plain 'key: value' (a flow map, an explicit "
                              "key, a tag or an anchor)", at)
-        name = _key_name(key.group(1), at)
+        name = key_name(key.group(1), at)
         if any(k == name for _, k in starts):
             raise SplitError(f"the top-level key {name!r} twice", at)
         inline = (key.group(2) or b"").strip()
         if name == "items" and inline != b"[]":  # ``items: []`` is kept as it is, like any other key
-            if inline not in _NULL and not inline.startswith(b"["):
+            if inline not in NULL_TEXTS and not inline.startswith(b"["):
                 raise SplitError("items is not a list", at + key.start(2))
             items_block = len(starts)
         starts.append((at, name))
@@ -222,11 +251,10 @@ def _block_layout(data: bytes, body: int) -> Split:
     lo, hi = bounds[items_block], bounds[items_block + 1]
     body_at = data.find(b"\n", lo, hi) + 1 or hi  # the items' text starts after the key line
     colon = data.find(b":", lo, body_at or hi)
-    bracket = _first_content(data, colon + 1, hi)
+    bracket = first_content(data, colon + 1, hi)
     if bracket is not None and data[bracket] == 0x5B:  # "[": a flow list, on the key's line or after it
-        items, origins = _flow_items(data, bracket, hi)
         blocks[items_block] = Block("items", data[lo:colon] + b":\n")
-        return Split(prefix, blocks, items, 0, origins, by_tokenizer=True)
+        raise FlowShape(bracket, Split(prefix, blocks, [], 0), items_block, hi)
     first = _FIRST_ITEM_LINE.search(data, body_at, hi)
     if first is None:
         items = []
@@ -242,29 +270,19 @@ def _block_layout(data: bytes, body: int) -> Split:
         # Text before the first item (blank lines, comments) stays with the key line.
         items = [data[a:b] for a, b in zip(cuts, cuts[1:] + [hi])]
     blocks[items_block] = Block("items", data[lo:cuts[0]])
-    return Split(prefix, blocks, items, indent, _lines_from(data, cuts[:len(items)]))
+    return Split(prefix, blocks, items, indent, starts=cuts[:len(items)], text=data)
 
 
-def _lines_from(data: bytes, cuts: list[int]) -> list[Origin]:
-    """The origin of each item's text, counting lines once over the whole text."""
-    out, line, pos = [], 1, 0
-    for cut in cuts:
-        line += data.count(b"\n", pos, cut)
-        pos = cut
-        out.append(Origin(line))
-    return out
-
-
-def _more_content(data: bytes, pos: int) -> bool:
+def more_content(data: bytes, pos: int) -> bool:
     """Whether anything but blank lines, comments and document markers follows ``pos``."""
     for line in data[pos:].split(b"\n"):
         bare = line.strip(_WHITE)
-        if bare and not bare.startswith(b"#") and not _MARKER.fullmatch(bare):
+        if bare and not bare.startswith(b"#") and not MARKER.fullmatch(bare):
             return True
     return False
 
 
-def _first_content(data: bytes, pos: int, end: int) -> int | None:
+def first_content(data: bytes, pos: int, end: int) -> int | None:
     """The offset of the first character after ``pos`` that is not white space or a comment."""
     while pos < end:
         ch = data[pos]
@@ -294,71 +312,6 @@ def _shallow_cuts(data: bytes, start: int, end: int, indent: int) -> list[int]:
             raise SplitError("a line less indented than the items, or an item that does not start with '- '", at)
         cuts.append(m.start() + 1)
     return cuts
-
-
-# --- flow style -------------------------------------------------------------------------------
-
-def _flow_items(data: bytes, bracket: int, end: int) -> tuple[list[bytes], list[Origin]]:
-    """The entries of the flow list at ``bracket``, each as ``- `` and its own text."""
-    try:
-        entries, after = flow.collection(data, bracket)
-    except flow.FlowError as exc:
-        raise SplitError(f"items: {exc}", exc.offset) from None
-    rest = _first_content(data, after, end)
-    if rest is not None:
-        raise SplitError("text after the items' closing ']'", rest)
-    return [item_text(data, e) for e in entries], [_flow_origin(data, e.start) for e in entries]
-
-
-def item_text(data: bytes, entry: flow.Entry) -> bytes:
-    """A flow list entry as a block list entry: ``- `` and the entry's text, its later lines
-    indented past the dash where they were not (see flow.pad_lines)."""
-    return b"- " + flow.pad_lines(data[entry.start:entry.end], 1) + b"\n"
-
-
-def _flow_origin(data: bytes, start: int) -> Origin:
-    """Where a flow entry's text, written after ``- ``, is in the input (its first line moved)."""
-    return Origin(line_of(data, start), column_of(data, start) - 3, 0)
-
-
-def _flow_layout(data: bytes, brace: int) -> Split:
-    """A flow document: its envelope as block ``key: value`` lines, its items as ``- `` entries."""
-    try:
-        entries, after = flow.collection(data, brace)
-    except flow.FlowError as exc:
-        raise SplitError(str(exc), exc.offset) from None
-    rest = _first_content(data, after, len(data))
-    if rest is not None:
-        marker = _MARKER.match(data, rest)
-        if not (marker and marker.group(2) is not None) or _more_content(data, marker.end()):
-            raise SplitError("text after the document's closing '}'", rest)
-    line_start = data.rfind(b"\n", 0, brace) + 1
-    prefix = data[:line_start]
-    if data[line_start:brace].strip(_WHITE):  # ``--- {``: the marker goes on a line of its own
-        prefix += b"---\n"
-    blocks: list[Block] = []
-    items: list[bytes] = []
-    origins: list[Origin] = []
-    for entry in entries:
-        key = entry.key(data)
-        if entry.colon is None or b"\n" in key or not key:
-            raise SplitError("a top-level entry that is not a one-line 'key: value'", entry.start)
-        name = _key_name(key, entry.start)
-        if any(b.key == name for b in blocks):
-            raise SplitError(f"the top-level key {name!r} twice", entry.start)
-        value = entry.value(data)
-        if name != "items":
-            blocks.append(Block(name, key + b": " + flow.pad_lines(value, 1) + b"\n"))
-            continue
-        if value in _NULL or value == b"[]":
-            blocks.append(Block(name, key + b": []\n"))
-            continue
-        at = _first_content(data, entry.colon + 1, entry.end)
-        if at is None or data[at] != 0x5B:
-            raise SplitError("items is not a list", at or entry.colon)
-        items, origins = _flow_items(data, at, entry.end)
-        blocks.append(Block(name, key + b":\n"))
-    return Split(prefix, blocks, items, 0, origins, by_tokenizer=True)
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ same message, and rapidyaml reads only LF line ends.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
 
 from krmfn.results import InputError
 
@@ -51,17 +50,19 @@ def as_lf_utf8(data: bytes) -> bytes:
     return data
 
 
-@dataclass(frozen=True)
 class TextForm:
     """A byte order mark and CRLF line breaks, taken off before reading and put back on the output.
 
     Why: an item krmfn does not change leaves byte for byte as it came, and YAML reads CRLF and LF
     alike. The rule: a BOM is put back; CRLF is put back when every line break of the input was
-    CRLF (mixed or lone CR line breaks come out as LF).
+    CRLF (mixed or lone CR line breaks come out as LF). A plain class: a dataclass costs start-up time.
     """
 
-    bom: bool = False
-    crlf: bool = False
+    __slots__ = ("bom", "crlf")
+
+    def __init__(self, bom: bool = False, crlf: bool = False):
+        self.bom = bom
+        self.crlf = crlf
 
     @classmethod
     def of(cls, data: bytes) -> TextForm:

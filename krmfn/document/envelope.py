@@ -10,17 +10,19 @@ style, JSON, a leading ``---``, CRLF, a BOM), it is cut into its items' own text
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from krmfn.document import chunks, lists
+from krmfn.document import chunks
 from krmfn.document.chunks import Origin, Split, SplitError
-from krmfn.document.compare import data_of, differences
 from krmfn.document.data import block_yaml
 from krmfn.document.encoding import TextForm
-from krmfn.document.resource import parse_item
 from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError, Result
+
+if TYPE_CHECKING:
+    from krmfn.document.lists import Flat
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 
@@ -33,21 +35,34 @@ class ResourceList:
     node: int
     layout: Split
     function_config: int | None
-    flat: lists.Flat
+    names: Sequence[str] | None  # how messages name each item that cannot be named by kind and name
+    origins: list[Origin] | None  # where each item's text is in the user's input; None: ask layout
+    flat: Flat | None = None  # Lists among the items, read as their objects (document.lists)
     form: TextForm = field(default_factory=TextForm)
 
     def item_name(self, index: int) -> str:
-        """How messages name an item that cannot be named by its kind and name."""
-        return self.flat.names[index] if index < len(self.flat.names) else f"item {index}"
+        names = self.flat.names if self.flat is not None else self.names
+        return names[index] if names is not None and index < len(names) else f"item {index}"
 
     def origin(self, index: int) -> Origin:
         """Where an item's text is in the input (for a message's line and column)."""
-        return self.flat.origins[index] if index < len(self.flat.origins) else Origin()
+        if self.flat is not None:
+            origins = self.flat.origins
+        elif self.origins is None:
+            return self.layout.origin(index)
+        else:
+            origins = self.origins
+        return origins[index] if index < len(origins) else Origin()
+
+    def placer(self, index: int) -> Callable[[int, int], tuple[int, int]]:
+        """Where a line and column of an item's text are in the input; its origin is found only
+        when a message asks (counting lines from the top for every item would cost a pass each)."""
+        return lambda line, col: self.origin(index).place(line, col)
 
     @property
     def sources(self) -> list[bytes]:
         """Every item's text, Lists' entries in their place."""
-        return self.flat.sources
+        return self.flat.sources if self.flat is not None else self.layout.items
 
 
 def _check_envelope(doc: Doc) -> int:
@@ -83,26 +98,14 @@ def _unsplittable(data: bytes, exc: SplitError) -> InputError:
                       "item by item (block style as kpt writes it, or JSON)")
 
 
-def _check_cut(data: bytes, layout: Split, envelope: Doc, root: int) -> None:
-    """A list cut by the flow tokenizer: each item, read alone, must be what the whole says."""
-    whole = Doc.parse(data)
-    top = _check_envelope(whole)
-    items = whole.get(top, "items")
-    read = list(whole.children(items)) if items is not None and whole.is_seq(items) else []
-    if len(read) != len(layout.items):
-        raise InputError(f"the ResourceList holds {len(read)} items, but {len(layout.items)} were cut out of its "
-                         "text; write it in block style")
-    for index, (node, text) in enumerate(zip(read, layout.items)):
-        doc, item = parse_item(text)
-        wrong = differences(data_of(whole, node), data_of(doc, item))
-        if wrong:
-            raise InputError(f"item {index} did not read the same cut out of the list as in it ({wrong[0]}); write "
-                             "the ResourceList in block style")
-    whole_data = data_of(whole, top)
-    assert isinstance(whole_data, dict)
-    wrong = differences({k: v for k, v in whole_data.items() if k not in ("items", "results")}, data_of(envelope, root))
-    if wrong:
-        raise InputError(f"the ResourceList's {wrong[0]} did not read the same written in block style")
+def cut(data: bytes) -> Split:
+    """The input cut into its items: block style by document.chunks, flow style by document.flowsplit."""
+    try:
+        return chunks.layout(data)
+    except chunks.FlowShape as shape:
+        from krmfn.document import flowsplit  # here, for start-up time: flow-style lists are rare
+
+        return flowsplit.layout(data, shape)
 
 
 def read_resource_list(data: bytes, item_names: Sequence[str] | None = None,
@@ -114,21 +117,31 @@ def read_resource_list(data: bytes, item_names: Sequence[str] | None = None,
     ``form``: the BOM and line breaks the input came with, for :func:`render`.
     """
     try:
-        layout = chunks.layout(data)
+        layout = cut(data)
     except SplitError as exc:
         raise _unsplittable(data, exc) from None
     envelope = Doc.parse(layout.envelope() or b"{}")
     root = _check_envelope(envelope)
     if layout.by_tokenizer:
-        _check_cut(data, layout, envelope, root)
+        from krmfn.document import flowsplit  # here, for start-up time: flow-style lists are rare
+
+        whole = Doc.parse(data)
+        flowsplit.check_cut(whole, _check_envelope(whole), layout, envelope, root)
     fc = envelope.get(root, "functionConfig")
     if fc is not None and envelope.is_null(fc):
         fc = None
     count = len(layout.items)
-    names = [item_names[i] if item_names is not None and i < len(item_names) else f"item {i}" for i in range(count)]
-    origins = list(item_origins) if item_origins is not None else layout.origins
-    flat = lists.flatten(layout.items, names, origins + [Origin()] * (count - len(origins)))
-    return ResourceList(envelope, root, layout, fc, flat, form)
+    names = item_names
+    origins = list(item_origins) if item_origins is not None else None
+    flat = None
+    if data.find(b"List") >= 0 and any(item.find(b"List") >= 0 for item in layout.items):  # Lists are rare
+        from krmfn.document import lists  # here, for start-up time
+
+        every = origins or [layout.origin(i) for i in range(count)]
+        named = [names[i] if names is not None and i < len(names) else f"item {i}" for i in range(count)]
+        flat = lists.flatten(layout.items, named, every + [Origin()] * (count - len(every)))
+        flat = flat if flat.groups else None
+    return ResourceList(envelope, root, layout, fc, names, origins, flat, form)
 
 
 def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[bytes]:
@@ -138,7 +151,8 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[
     text = b""
     if results:
         text = block_yaml({"results": [r.to_data() for r in results]}).encode()
-    return rl.form.restore(chunks.assemble(rl.layout, rl.flat.unflatten(items), text))
+    top = rl.flat.unflatten(items) if rl.flat is not None else items
+    return rl.form.restore(chunks.assemble(rl.layout, top, text))
 
 
-__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "read_resource_list", "render"]
+__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "cut", "read_resource_list", "render"]

@@ -15,16 +15,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from krmfn.document.scalars import Lazy
+
 _WHITE = b" \t\r\n"
-_DQUOTED = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SQUOTED = re.compile(rb"'(?:[^']|'')*'")
-_SPACE = re.compile(rb"[ \t\r\n]*")
+_DQUOTED = Lazy(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SQUOTED = Lazy(rb"'(?:[^']|'')*'")
+_SPACE = Lazy(rb"[ \t\r\n]*")
 # White space and comments (a ``#`` after white space or at a line start) between tokens.
-_GAP = re.compile(rb"(?:[ \t\r\n]+|(?:(?<=[ \t\r\n])|^)#[^\n]*)*", re.MULTILINE)
+_GAP = Lazy(rb"(?:[ \t\r\n]+|(?:(?<=[ \t\r\n])|^)#[^\n]*)*", re.MULTILINE)
 # A property (``&anchor``, ``!tag``) or an alias (``*name``): up to white space or a flow indicator.
-_TOKEN = re.compile(rb"[^ \t\r\n,\[\]{}]*")
+_TOKEN = Lazy(rb"[^ \t\r\n,\[\]{}]*")
 # A run of a plain scalar within one line: no white space, flow indicator, ``:`` or ``#``.
-_PLAIN_RUN = re.compile(rb"[^ \t\r\n,\[\]{}:#]+")
+_PLAIN_RUN = Lazy(rb"[^ \t\r\n,\[\]{}:#]+")
 _FLOW_INDICATORS = b",[]{}"
 _CLOSE = {0x7B: 0x7D, 0x5B: 0x5D}  # { -> }, [ -> ]
 
@@ -85,7 +87,7 @@ def _plain(data: bytes, pos: int) -> int:
             continue
         if ch in _FLOW_INDICATORS:
             return last
-        after = _SPACE.match(data, pos).end()  # type: ignore[union-attr]
+        after = _SPACE.match(data, pos).end()
         if after >= end or data[after] in _FLOW_INDICATORS or data[after] == 0x23 or \
                 (data[after] == 0x3A and _ends_plain(data, after)):
             return last
@@ -97,7 +99,7 @@ def _node(data: bytes, pos: int) -> int:
     """The end of the node (properties included) that starts at ``pos``; ``pos`` itself when there is none."""
     end = len(data)
     while pos < end and data[pos] in b"&!":  # properties, then the node (or nothing: an empty node)
-        token = _TOKEN.match(data, pos).end()  # type: ignore[union-attr]
+        token = _TOKEN.match(data, pos).end()
         after = _gap(data, token)
         if after >= end or data[after] in b",]}" or (data[after] == 0x3A and _ends_plain(data, after)):
             return token
@@ -118,7 +120,7 @@ def _node(data: bytes, pos: int) -> int:
             raise FlowError("a single-quoted string that is not closed", pos)
         return m.end()
     if ch == 0x2A:  # * an alias
-        return _TOKEN.match(data, pos).end()  # type: ignore[union-attr]
+        return _TOKEN.match(data, pos).end()
     if ch in b",]}":
         return pos
     if ch in b"-?:" and (pos + 1 >= end or data[pos + 1] in _WHITE or data[pos + 1] in _FLOW_INDICATORS):

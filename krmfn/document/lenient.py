@@ -14,13 +14,12 @@ to the text as written (``Doc.shifts``), so that edits still land in the item's 
 
 from __future__ import annotations
 
-import re
-
 from krmfn.document import flow
+from krmfn.document.scalars import Lazy
 from krmfn.document.tree import Doc, YamlError
 
-_CLOSERS = re.compile(rb"( *)[\]}][\]},\t ]*(?:#[^\n]*)?")
-_OPENER = re.compile(rb"[\[{]")
+_CLOSERS = Lazy(rb"( *)[\]}][\]},\t ]*(?:#[^\n]*)?")
+_OPENER = Lazy(rb"[\[{]")
 MAX_LINES = 64  # closing lines mended in one item at most
 
 

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from krmfn.document import flow
 from krmfn.document.chunks import Origin, SplitError, column_of, line_of
 from krmfn.document.resource import parse_item
+from krmfn.document.scalars import Lazy
 from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError
 
-_LIST_KIND = re.compile(rb"""["']?kind["']?[ \t]*:[ \t]*["']?[A-Za-z0-9]*List["']?[ \t]*(?:[,}#\r\n]|$)""")
-_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
+_LIST_KIND = Lazy(rb"""["']?kind["']?[ \t]*:[ \t]*["']?[A-Za-z0-9]*List["']?[ \t]*(?:[,}#\r\n]|$)""")
+_ITEM_LINE = Lazy(rb"^( *)([^ \n#])", re.M)
 _WHITE = b" \t\r\n"
 
 

@@ -20,46 +20,39 @@ is read again from the source as written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import ryml
 
 from krmfn.document.native import NONE, buffer_address, view_address
-from krmfn.document.quoted import (
-    EscapeError,
-    decode_double_quoted,
-    decode_single_quoted,
-    empty_line_after_escaped_break,
-    escaped_white_line,
-    fold_plain,
-    grows_after_escape,
-    tab_after_indicator,
-    tab_before_break,
-)
+from krmfn.document.scalars import Lazy, has_indentation_indicator
 
 # A double- and a single-quoted scalar's whole source, from its opening quote.
-_DQUOTED = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SQUOTED = re.compile(rb"'(?:[^']|'')*'")
+_DQUOTED = Lazy(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SQUOTED = Lazy(rb"'(?:[^']|'')*'")
 # ``\L`` and ``\P`` escapes (an odd run of backslashes before the letter), for the locating parse.
-_GROWING_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\[LP]")
+_GROWING_ESCAPE = Lazy(rb"(?<!\\)((?:\\\\)*)\\[LP]")
 # A tab right after an indicator, where rapidyaml takes the indicator for text (D).
-_INDICATOR_TAB = re.compile(rb"[-?:]\t")
+_INDICATOR_TAB = Lazy(rb"[-?:]\t")
 _WHITE = b" \t\r\n"
 # F: a block scalar header with an indentation indicator (``|2``, ``>-4``, ``|+1``); rapidyaml reads
 # such a scalar as empty when every line of it holds only spaces (``k: |2-`` then ``   ``: spec ``' '``).
-_INDENTATION_INDICATOR = re.compile(rb"[|>][-+]?[1-9]")
+_INDENTATION_INDICATOR = Lazy(rb"[|>][-+]?[1-9]")  # also scalars.has_indentation_indicator's
 
 
-@dataclass(frozen=True)
 class Flags:
-    """Which misreads a text may suffer, from byte searches alone."""
+    """Which misreads a text may suffer, from byte searches alone (a plain class: a dataclass costs
+    start-up time, and every run imports this module)."""
 
-    grows: bool = False  # A
-    tab_fold: bool = False  # B
-    escaped_break: bool = False  # C
-    indicator_tab: bool = False  # D
-    escaped_white: bool = False  # E
-    indented_block: bool = False  # F
+    __slots__ = ("escaped_break", "escaped_white", "grows", "indented_block", "indicator_tab", "tab_fold")
+
+    def __init__(self, grows: bool = False, tab_fold: bool = False, escaped_break: bool = False,
+                 indicator_tab: bool = False, escaped_white: bool = False, indented_block: bool = False):
+        self.grows = grows  # A
+        self.tab_fold = tab_fold  # B
+        self.escaped_break = escaped_break  # C
+        self.indicator_tab = indicator_tab  # D
+        self.escaped_white = escaped_white  # E
+        self.indented_block = indented_block  # F
 
     def __bool__(self) -> bool:
         return (self.grows or self.tab_fold or self.escaped_break or self.indicator_tab or self.escaped_white
@@ -71,16 +64,16 @@ NO_FLAGS = Flags()
 
 def flags(data: bytes | bytearray) -> Flags:
     """The byte searches: nothing but three ``in`` tests for a text with no backslash, tab or block scalar."""
-    backslash, tab, block = b"\\" in data, b"\t" in data, b"|" in data or b">" in data
-    if not (backslash or tab or block):
-        return NO_FLAGS
-    indented = block and _INDENTATION_INDICATOR.search(data) is not None
+    backslash, tab = b"\\" in data, b"\t" in data
+    indented = has_indentation_indicator(data)
     if not (backslash or tab or indented):
         return NO_FLAGS
-    src = bytes(data)  # only texts with a backslash, a tab or an indentation indicator get here
-    return Flags(backslash and grows_after_escape(src), tab and tab_before_break(src),
-                 backslash and empty_line_after_escaped_break(src), tab and tab_after_indicator(src),
-                 backslash and escaped_white_line(src), indented)
+    from krmfn.document import quoted  # here, for start-up time: only such texts need the detectors
+
+    src = bytes(data)
+    return Flags(backslash and quoted.grows_after_escape(src), tab and quoted.tab_before_break(src),
+                 backslash and quoted.empty_line_after_escaped_break(src), tab and quoted.tab_after_indicator(src),
+                 backslash and quoted.escaped_white_line(src), indented)
 
 
 def for_parsing(source: bytes) -> bytearray:
@@ -101,13 +94,8 @@ class Misread(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True)
-class Fix:
-    """The text a scalar really holds: ``node``'s key when ``is_key``, else its value."""
-
-    node: int
-    is_key: bool
-    text: str
+# The text a scalar really holds: (node, whether it is the node's key, the text).
+Fix = tuple[int, bool, str]
 
 
 def _text(view: memoryview | bytes) -> str:
@@ -198,6 +186,8 @@ def _blank_indented_block(source: bytes) -> int | None:
 
 def _needs_decoding(span: bytes, substituted: bool) -> bool:
     """Whether a quoted scalar's source is one rapidyaml (or the substitution) may have read wrongly."""
+    # Here, for start-up time (flags() imported it for any text that gets here).
+    from krmfn.document.quoted import empty_line_after_escaped_break, escaped_white_line, tab_before_break
     return ((substituted and (b"\\L" in span or b"\\P" in span)) or tab_before_break(span)
             or empty_line_after_escaped_break(span) or escaped_white_line(span))
 
@@ -209,6 +199,8 @@ def fixes(tree: ryml.Tree, buffer: bytearray, parsed: bytes, source: bytes, foun
     ``source``); ``found``: what :func:`flags` found in ``source``. Raises :class:`Misread` for a
     misread of structure (D), or a scalar whose source cannot be found.
     """
+    from krmfn.document.quoted import fold_plain, tab_before_break  # here, for start-up time: see flags()
+
     base, size = buffer_address(buffer), len(buffer)
     substituted = parsed != source
     out: list[Fix] = []
@@ -223,12 +215,12 @@ def fixes(tree: ryml.Tree, buffer: bytearray, parsed: bytes, source: bytes, foun
         if not 0 <= at < size:
             raise Misread("a scalar rapidyaml moved out of its text", 0)
         if style in (DQUO, SQUO):
-            quoted = (_DQUOTED if style == DQUO else _SQUOTED).match(source, at - 1)
-            if quoted is None:
+            found_span = (_DQUOTED if style == DQUO else _SQUOTED).match(source, at - 1)
+            if found_span is None:
                 raise Misread("a quoted scalar whose source cannot be found", max(at - 1, 0))
-            span = quoted.group()
+            span = found_span.group()
             if _needs_decoding(span, substituted):
-                out.append(Fix(node, is_key, _decode(style, span, at - 1)))
+                out.append((node, is_key, _decode(style, span, at - 1)))
             continue
         raw = bytes(view)
         if style == PLAIN and b"\t" in raw:  # the plain misreads (B, D) both leave a tab in the text
@@ -242,20 +234,22 @@ def fixes(tree: ryml.Tree, buffer: bytearray, parsed: bytes, source: bytes, foun
             if found.tab_fold:
                 span = source[at:_verbatim_end(raw, parsed, at)]
                 if tab_before_break(span):
-                    out.append(Fix(node, is_key, fold_plain(span.decode())))
+                    out.append((node, is_key, fold_plain(span.decode())))
                     continue
         if substituted and b"\\_" in raw:
             if style == PLAIN:
                 span = source[at:_verbatim_end(raw, parsed, at)]
-                out.append(Fix(node, is_key, fold_plain(span.decode())))
+                out.append((node, is_key, fold_plain(span.decode())))
             else:
                 fixed = _unsubstitute(raw, parsed, source, at)
                 if fixed != raw:
-                    out.append(Fix(node, is_key, _text(fixed)))
+                    out.append((node, is_key, _text(fixed)))
     return out
 
 
 def _decode(style: str, span: bytes, start: int) -> str:
+    from krmfn.document.quoted import EscapeError, decode_double_quoted, decode_single_quoted  # start-up time
+
     try:
         text = span.decode()
         return decode_double_quoted(text) if style == DQUO else decode_single_quoted(text)

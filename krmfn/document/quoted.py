@@ -5,12 +5,14 @@ Why: rapidyaml decodes some valid scalars wrongly (its in-place filter corrupts 
 escaped line break, and an escaped space alone on a line). The detectors are byte searches, cheap
 enough to run over a whole input; the few scalars they flag can then be decoded again from their
 source with the functions here, which follow the spec (sections 7.3.1 to 7.3.3, 1.2.2 wording)
-and nothing else (document.mend does it). Stdlib only, no state.
+and nothing else (document.mend does it). No state; patterns compiled on first use.
 """
 
 from __future__ import annotations
 
 import re
+
+from krmfn.document.scalars import Lazy
 
 __all__ = [
     "EscapeError",
@@ -40,15 +42,15 @@ _SIMPLE_ESCAPES = {
     "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
-_HEX = re.compile(r"[0-9A-Fa-f]+")
+_HEX = Lazy(r"[0-9A-Fa-f]+")
 # Only CR and LF are line breaks in YAML 1.2 (NEL, LS and PS are content); CRLF is one break.
-_BREAK = re.compile(r"\r\n?|\n")
+_BREAK = Lazy(r"\r\n?|\n")
 # What follows a line break up to the next line's content: empty lines (white space only) and the
 # next line's leading white space, all of which folding drops (each empty line leaves a line feed).
-_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n?|\n))*[ \t]*")
-_DQ_TOKEN = re.compile(r'(?P<text>[^\\"\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>\\)|(?P<quote>")')
-_SQ_TOKEN = re.compile(r"(?P<text>[^'\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>'')|(?P<quote>')")
-_PLAIN_TOKEN = re.compile(r"(?P<text>[^\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)")
+_BLANK_LINES = Lazy(r"(?:[ \t]*(?:\r\n?|\n))*[ \t]*")
+_DQ_TOKEN = Lazy(r'(?P<text>[^\\"\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>\\)|(?P<quote>")')
+_SQ_TOKEN = Lazy(r"(?P<text>[^'\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>'')|(?P<quote>')")
+_PLAIN_TOKEN = Lazy(r"(?P<text>[^\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)")
 
 
 def _body(source: str, quote: str) -> str:
@@ -185,10 +187,10 @@ def fold_plain(source: str) -> str:
 
 # --- where rapidyaml 0.15.2 misreads (byte searches; a false alarm only costs a second decoding) ---
 
-_ESCAPE_PAIR = re.compile(rb"\\(.)", re.DOTALL)
-_TAB_BEFORE_BREAK = re.compile(rb"\t[ \t]*[\r\n]")
+_ESCAPE_PAIR = Lazy(rb"\\(.)", re.DOTALL)
+_TAB_BEFORE_BREAK = Lazy(rb"\t[ \t]*[\r\n]")
 # An escaped line break (an odd run of backslashes before it) followed by a white-space-only line.
-_ESCAPED_BREAK_EMPTY_LINE = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:\r\n?|\n)[ \t]*[\r\n]")
+_ESCAPED_BREAK_EMPTY_LINE = Lazy(rb"(?<!\\)(?:\\\\)*\\(?:\r\n?|\n)[ \t]*[\r\n]")
 
 
 def grows_after_escape(source: bytes) -> bool:
@@ -221,7 +223,7 @@ def empty_line_after_escaped_break(source: bytes) -> bool:
 
 
 # A line of a multi-line double-quoted scalar that holds only an escaped space or tab (and white space).
-_ESCAPED_WHITE_LINE = re.compile(rb"[\r\n][ \t]*\\[ \t][ \t]*[\r\n]")
+_ESCAPED_WHITE_LINE = Lazy(rb"[\r\n][ \t]*\\[ \t][ \t]*[\r\n]")
 
 
 def escaped_white_line(source: bytes) -> bool:
@@ -230,7 +232,7 @@ def escaped_white_line(source: bytes) -> bool:
     return b"\\" in source and _ESCAPED_WHITE_LINE.search(source) is not None
 
 
-_TAB_AFTER_INDICATOR = re.compile(rb"[-?:]\t")
+_TAB_AFTER_INDICATOR = Lazy(rb"[-?:]\t")
 
 
 def tab_after_indicator(text: bytes) -> bool:

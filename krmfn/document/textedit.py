@@ -18,16 +18,20 @@ comments and normalises style.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from krmfn.document import flow
-from krmfn.document.scalars import dquote, plain_safe, scalar
+from krmfn.document.native import NONE
+from krmfn.document.scalars import Lazy, dquote, plain_safe, scalar
 from krmfn.document.tree import Doc
+
+if TYPE_CHECKING:
+    from krmfn.document import flow
 
 Edit = tuple[int | None, str, str]
 
-_DQUOTED = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SQUOTED = re.compile(rb"'(?:[^']|'')*'")
-_GAP = re.compile(rb"(?:[ \t\r\n]+|#[^\n]*)*")
+_DQUOTED = Lazy(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SQUOTED = Lazy(rb"'(?:[^']|'')*'")
+_GAP = Lazy(rb"(?:[ \t\r\n]+|#[^\n]*)*")
 
 # What may stand before and after a plain scalar's text, so that it is the whole scalar.
 _PLAIN_BEFORE = frozenset(b" -:[{,")
@@ -98,7 +102,7 @@ def key_start(doc: Doc, source: bytes, node: int) -> int | None:
     at = doc.key_offset(node)
     if not at:
         return at
-    return at - 1 if source[at - 1:at] in (b'"', b"'") and doc.tree.is_key_quoted(node) else at
+    return at - 1 if source[at - 1:at] in (b'"', b"'") and doc.is_key_quoted(node) else at
 
 
 def _key_end(doc: Doc, source: bytes, node: int, start: int) -> int | None:
@@ -110,10 +114,31 @@ def _key_end(doc: Doc, source: bytes, node: int, start: int) -> int | None:
     return start + len(text) if source[start:start + len(text)] == text else None
 
 
+def one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
+    """Where the line of a ``key: value`` entry ends, when its value is a one-line scalar on
+    the key's own line (the common case, found from the tree alone); else None."""
+    key_at, value_at, text = doc.key_offset(node), doc.offset(node), doc.str(node)
+    if key_at is None or value_at is None or text is None or "\n" in text:
+        return None
+    end = end_of_line(source, key_at)
+    if end is None or not key_at < value_at < end or source[value_at:value_at + len(text.encode())] != text.encode():
+        return None
+    return end
+
+
 def entry_end(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where the text of a block map's entry ends: at the first line after the key's with something
-    at or left of the key's column (or at the end of the text). None where that is unclear: the key
-    not alone at its line's start, no line break after it, or a flow collection that closes there."""
+    """Where the text of a block map's entry ends: a one-line scalar's line, a block map's last
+    entry's end; else at the first line after the key's with something at or left of the key's
+    column (or at the end of the text). None where that is unclear: the key not alone at its
+    line's start, no line break after it, or a flow collection that closes there."""
+    if doc.is_map(node) and doc.is_block(node):
+        last = doc.last_child(node)
+        if last != NONE:
+            return entry_end(doc, source, last)
+    elif doc.is_scalar(node):
+        end = one_line_end(doc, source, node)
+        if end is not None:
+            return end
     key_at = key_start(doc, source, node)
     column = key_column(source, key_at) if key_at is not None else None
     if key_at is None or column is None:
@@ -132,7 +157,7 @@ def entry_end(doc: Doc, source: bytes, node: int) -> int | None:
 def flow_end(doc: Doc, source: bytes, node: int) -> tuple[int, list[flow.Entry]] | None:
     """A flow map's entries and where its closing brace is: the map under a key, or (no key) the
     map of a list entry (an item written ``- {...}``)."""
-    if doc.tree.has_key(node):
+    if doc.has_key(node):
         key_at = key_start(doc, source, node)
         after = _key_end(doc, source, node, key_at) if key_at is not None else None
         if after is None:
@@ -148,6 +173,8 @@ def flow_end(doc: Doc, source: bytes, node: int) -> tuple[int, list[flow.Entry]]
         brace = _skip(source, dash + 1)
     if source[brace:brace + 1] != b"{":
         return None
+    from krmfn.document import flow  # here, for start-up time: only flow maps need it
+
     try:
         entries, end = flow.collection(source, brace)
     except flow.FlowError:
@@ -165,7 +192,7 @@ def _json_like(doc: Doc, source: bytes, node: int, entries: list[flow.Entry]) ->
     """Whether a flow map is written as JSON (its first key, or its own key, double-quoted)."""
     if entries:
         return source[entries[0].start:entries[0].start + 1] == b'"'
-    at = key_start(doc, source, node) if doc.tree.has_key(node) else None
+    at = key_start(doc, source, node) if doc.has_key(node) else None
     return at is not None and source[at:at + 1] == b'"'
 
 
@@ -193,7 +220,7 @@ def add_entry(doc: Doc, source: bytes, parent: int, key: str, value: str, litera
     ``literal`` writes the value plain (``true``)."""
     text = value if literal else scalar(value)
     if doc.is_block(parent):  # an item's own map ends with its text
-        end = entry_end(doc, source, parent) if doc.tree.has_key(parent) else len(source)
+        end = entry_end(doc, source, parent) if doc.has_key(parent) else len(source)
         return None if end is None else (end, "", f"{' ' * column}{key}: {text}\n")
     found = flow_end(doc, source, parent)
     if found is None:
@@ -256,4 +283,4 @@ def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, 
 
 
 __all__ = ["Edit", "add_entry", "add_to_flow_map", "end_of_line", "entry_end", "flow_end", "key_column", "key_start",
-           "line_start", "map_edits", "splice"]
+           "line_start", "map_edits", "one_line_end", "splice"]

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 import ryml
 
-from krmfn.document import mend
 from krmfn.document.native import NONE, buffer_address, view_address
 from krmfn.document.native import VAL_DQUO as _VAL_DQUO
 from krmfn.document.native import VAL_PLAIN as _VAL_PLAIN
@@ -33,8 +32,10 @@ from krmfn.document.native import find_child as _find_child
 from krmfn.document.native import first_child as _first_child
 from krmfn.document.native import has_key as _has_key
 from krmfn.document.native import has_val as _has_val
+from krmfn.document.native import has_val_anchor as _has_val_anchor
 from krmfn.document.native import has_val_tag as _has_val_tag
 from krmfn.document.native import is_block as _is_block
+from krmfn.document.native import is_key_quoted as _is_key_quoted
 from krmfn.document.native import is_key_ref as _is_key_ref
 from krmfn.document.native import is_map as _is_map
 from krmfn.document.native import is_seq as _is_seq
@@ -54,7 +55,7 @@ from krmfn.document.native import to_arena as _to_arena
 from krmfn.document.native import val as _val
 from krmfn.document.native import val_is_null as _val_is_null
 from krmfn.document.native import val_tag as _val_tag
-from krmfn.document.scalars import dquote, must_escape, non_string_plain, plain_safe
+from krmfn.document.scalars import dquote, has_indentation_indicator, must_escape, non_string_plain, plain_safe
 from krmfn.results import InputError
 
 Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
@@ -187,11 +188,19 @@ class Doc:
         misread it cannot mend raises YamlError with its line and column.
         """
         # Each pattern only where its first character occurs at all (a byte search is far cheaper).
-        risky = (b"\\" in data and bool(_RISKY_ESCAPE.search(data))) or \
-            (b"?" in data and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
-        may_alias = b"&" in data and any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
-                                         for m in _ANCHOR.finditer(data))
-        found = mend.flags(data)
+        # ``find``, not ``in``: ``bytes in bytes`` first tries the operand as an integer, and
+        # formats the TypeError it then drops (a few thousand instructions a test, per item).
+        find = data.find
+        backslash = find(b"\\") >= 0
+        risky = (backslash and bool(_RISKY_ESCAPE.search(data))) or \
+            (find(b"?") >= 0 and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
+        may_alias = find(b"&") >= 0 and any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
+                                            for m in _ANCHOR.finditer(data))
+        found = None
+        if backslash or find(b"\t") >= 0 or ((find(b"|") >= 0 or find(b">") >= 0) and has_indentation_indicator(data)):
+            from krmfn.document import mend  # here, for start-up time: only such texts can be misread
+
+            found = mend.flags(data) or None
         source = parsed = b""
         if found:  # mending needs the source as written and a tree parsed in place
             source = bytes(data)
@@ -208,8 +217,8 @@ class Doc:
             except mend.Misread as exc:
                 line, col = _line_col(source, exc.offset)
                 raise Unreadable(str(exc), line, col) from None
-            for fix in fixes:
-                doc._set_verbatim(fix.node, fix.is_key, fix.text)
+            for node, is_key, text in fixes:
+                doc._set_verbatim(node, is_key, text)
         if risky:
             doc._protect_escapes()
         return doc
@@ -284,6 +293,17 @@ class Doc:
 
     def next_sibling(self, node: int) -> int:
         return _next_sibling(self.raw, node)
+
+    def has_key(self, node: int) -> bool:
+        """Whether the node is a map entry (it has a key), not a list entry or a document."""
+        return _has_key(self.raw, node)
+
+    def is_key_quoted(self, node: int) -> bool:
+        return _is_key_quoted(self.raw, node)
+
+    def has_anchor(self, node: int) -> bool:
+        """Whether the node's value carries an anchor (``&name``)."""
+        return _has_val_anchor(self.raw, node)
 
     def is_stream(self, node: int) -> bool:
         return _is_stream(self.raw, node)

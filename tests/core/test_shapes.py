@@ -18,7 +18,7 @@ from conftest import exit_code
 
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.core.hashing import suffix
-from krmfn.document import chunks
+from krmfn.document.envelope import cut
 
 SECRET = """\
 - apiVersion: v1
@@ -90,7 +90,7 @@ SHAPES: dict[str, Callable[[str], bytes]] = {
 
 def _items_in(data: bytes) -> list[bytes]:
     lf = data.removeprefix(codecs.BOM_UTF8).replace(b"\r\n", b"\n")
-    return chunks.layout(lf).items
+    return cut(lf).items
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
