@@ -73,7 +73,7 @@ class Origin:
 
     def place(self, line: int, col: int) -> tuple[int, int]:
         """The input's line and column (1-based) of a position in the text."""
-        return self.line + line - 1, col + (self.first_column if line == 1 else self.column)
+        return self.line + line - 1, max(1, col + (self.first_column if line == 1 else self.column))
 
     def inner(self, line_offset: int, first_column: int = 0, column: int = 0) -> Origin:
         """The origin of a text that starts ``line_offset`` lines into this one and whose columns

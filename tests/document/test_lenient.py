@@ -19,6 +19,9 @@ CASES = [
     pytest.param(b"- name: c\n  args: [\n    \"a\", \"b\",\n  ] # end\n", id="trailing-comma-and-comment"),
     pytest.param(b"- m: {\n    a: z,\n    b: [x,\n      y]\n  }\n  n: [[\n    a],\n  ]\n", id="maps-and-nested-lists"),
     pytest.param(b"- args: [\n    \"curl -d '{\n      \\\"b\\\": [\n      ]\n    }'\"\n  ]\n", id="brackets-inside-a-string"),
+    # Argo Workflows' ci example: a multi-line string closed, with the list, under the key.
+    pytest.param(b"- args: [\"\n    cd x &&\n    go build\n  \"]\n  b: y\n", id="a-string-closed-under-its-key"),
+    pytest.param(b"- args: [\"a\n  b\", c,\n  d]\n", id="lines-of-a-list-at-its-keys-column"),
 ]
 
 
