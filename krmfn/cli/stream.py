@@ -166,11 +166,13 @@ class StreamOutcome:
 def body_origins(text: bytes, stream: Stream) -> list[Origin]:
     """Where each document of ``stream`` (split from ``text``) starts in ``text``, as an origin for
     its wrapped item: the item's columns are two more than the document's (``- `` and indentation)."""
-    out, pos = [], 0
+    out, pos, line, counted = [], 0, 1, 0
     for gap, body in zip(stream.gaps, stream.bodies):
         pos += len(gap)
+        line += text.count(b"\n", counted, pos)  # counted once over the text, not from the top each time
+        counted = pos
         line_start = text.rfind(b"\n", 0, pos) + 1
-        out.append(Origin(text.count(b"\n", 0, pos) + 1, pos - line_start - 2, -2))
+        out.append(Origin(line, pos - line_start - 2, -2))
         pos += len(body)
     return out
 

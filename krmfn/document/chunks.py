@@ -123,6 +123,16 @@ def line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def lines_of(data: bytes, offsets: list[int]) -> list[int]:
+    """The 1-based lines of ascending offsets, counted once over the text (not from the top each)."""
+    out, line, counted = [], 1, 0
+    for offset in offsets:
+        line += data.count(b"\n", counted, offset)
+        counted = offset
+        out.append(line)
+    return out
+
+
 def column_of(data: bytes, offset: int) -> int:
     """The 1-based column of an offset."""
     return offset - data.rfind(b"\n", 0, offset)

@@ -99,7 +99,8 @@ def _unsplittable(data: bytes, exc: SplitError) -> InputError:
 
 
 def cut(data: bytes) -> Split:
-    """The input cut into its items: block style by document.chunks, flow style by document.flowsplit."""
+    """The input cut into its items: block style by document.chunks, flow style by document.flowsplit
+    (which checks its cut against a parse of the whole)."""
     try:
         return chunks.layout(data)
     except chunks.FlowShape as shape:
@@ -122,11 +123,6 @@ def read_resource_list(data: bytes, item_names: Sequence[str] | None = None,
         raise _unsplittable(data, exc) from None
     envelope = Doc.parse(layout.envelope() or b"{}")
     root = _check_envelope(envelope)
-    if layout.by_tokenizer:
-        from krmfn.document import flowsplit  # here, for start-up time: flow-style lists are rare
-
-        whole = Doc.parse(data)
-        flowsplit.check_cut(whole, _check_envelope(whole), layout, envelope, root)
     fc = envelope.get(root, "functionConfig")
     if fc is not None and envelope.is_null(fc):
         fc = None

@@ -10,6 +10,8 @@ refused, never used.
 
 from __future__ import annotations
 
+import ryml
+
 from krmfn.document import flow
 from krmfn.document.chunks import (
     MARKER,
@@ -22,38 +24,58 @@ from krmfn.document.chunks import (
     column_of,
     first_content,
     key_name,
-    line_of,
+    lines_of,
     more_content,
 )
 from krmfn.document.compare import data_of, differences
 from krmfn.document.resource import parse_item
-from krmfn.document.tree import Doc
+from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError
 
 _WHITE = b" \t\r\n"
 
 
 def layout(data: bytes, shape: FlowShape) -> Split:
-    """The parts of a ResourceList the block splitter found in flow style; raises SplitError."""
+    """The parts of a ResourceList the block splitter found in flow style, checked against a parse
+    of the whole: first cut as JSON (fast), and where that cut reads differently, cut again as
+    flow YAML. Raises SplitError where the text cannot be cut, InputError where no cut reads right."""
+    whole = Doc.parse(data)
+    docs = whole.documents()
+    top = docs[0] if len(docs) == 1 and whole.is_map(docs[0]) else None
+    try:
+        fast = _cut(data, shape, fast=True)
+        if top is None or check_cut(whole, top, fast) is None:
+            return fast  # (a text that is no ResourceList is refused by the caller, saying why)
+    except SplitError:
+        pass
+    careful = _cut(data, shape, fast=False)
+    wrong = check_cut(whole, top, careful) if top is not None else None
+    if wrong is not None:
+        raise InputError(wrong)
+    return careful
+
+
+def _cut(data: bytes, shape: FlowShape, fast: bool) -> Split:
     if shape.split is None:
-        return _flow_layout(data, shape.bracket)
-    items, origins = _flow_items(data, shape.bracket, shape.end)
+        return _flow_layout(data, shape.bracket, fast)
+    items, origins = _flow_items(data, shape.bracket, shape.end, fast)
     s = shape.split
     return Split(s.prefix, s.blocks, items, 0, origins, by_tokenizer=True)
 
 
 # --- flow style -------------------------------------------------------------------------------
 
-def _flow_items(data: bytes, bracket: int, end: int) -> tuple[list[bytes], list[Origin]]:
+def _flow_items(data: bytes, bracket: int, end: int, fast: bool) -> tuple[list[bytes], list[Origin]]:
     """The entries of the flow list at ``bracket``, each as ``- `` and its own text."""
     try:
-        entries, after = flow.collection(data, bracket)
+        entries, after = flow.collection(data, bracket, fast)
     except flow.FlowError as exc:
         raise SplitError(f"items: {exc}", exc.offset) from None
     rest = first_content(data, after, end)
     if rest is not None:
         raise SplitError("text after the items' closing ']'", rest)
-    return [item_text(data, e) for e in entries], [_flow_origin(data, e.start) for e in entries]
+    lines = lines_of(data, [e.start for e in entries])
+    return [item_text(data, e) for e in entries], [_flow_origin(data, e.start, line) for e, line in zip(entries, lines)]
 
 
 def item_text(data: bytes, entry: flow.Entry) -> bytes:
@@ -62,15 +84,15 @@ def item_text(data: bytes, entry: flow.Entry) -> bytes:
     return b"- " + flow.pad_lines(data[entry.start:entry.end], 1) + b"\n"
 
 
-def _flow_origin(data: bytes, start: int) -> Origin:
+def _flow_origin(data: bytes, start: int, line: int) -> Origin:
     """Where a flow entry's text, written after ``- ``, is in the input (its first line moved)."""
-    return Origin(line_of(data, start), column_of(data, start) - 3, 0)
+    return Origin(line, column_of(data, start) - 3, 0)
 
 
-def _flow_layout(data: bytes, brace: int) -> Split:
+def _flow_layout(data: bytes, brace: int, fast: bool) -> Split:
     """A flow document: its envelope as block ``key: value`` lines, its items as ``- `` entries."""
     try:
-        entries, after = flow.collection(data, brace)
+        entries, after = flow.collection(data, brace, fast)
     except flow.FlowError as exc:
         raise SplitError(str(exc), exc.offset) from None
     rest = first_content(data, after, len(data))
@@ -102,27 +124,42 @@ def _flow_layout(data: bytes, brace: int) -> Split:
         at = first_content(data, entry.colon + 1, entry.end)
         if at is None or data[at] != 0x5B:
             raise SplitError("items is not a list", at or entry.colon)
-        items, origins = _flow_items(data, at, entry.end)
+        items, origins = _flow_items(data, at, entry.end, fast)
         blocks.append(Block(name, key + b":\n"))
     return Split(prefix, blocks, items, 0, origins, by_tokenizer=True)
 
 
-def check_cut(whole: Doc, top: int, layout: Split, envelope: Doc, root: int) -> None:
-    """A list cut by the flow tokenizer: each item, read alone, must be what ``whole`` (the input
-    parsed whole, its ResourceList at ``top``) says; and the envelope written in block style too."""
+def _json(doc: Doc, node: int) -> str | None:
+    """A node as rapidyaml writes it in JSON, or None where its writer refuses (too deep)."""
+    try:
+        return str(ryml.emit_json(doc.tree, node))
+    except (ryml.ExceptionVisit, ryml.ExceptionBasic):
+        return None
+
+
+def check_cut(whole: Doc, top: int, layout: Split) -> str | None:
+    """Why a cut of a flow-style list is wrong, or None: each item, read alone, must be what
+    ``whole`` (the input parsed whole, its ResourceList at ``top``) says, and so must the
+    envelope written in block style."""
     items = whole.get(top, "items")
     read = list(whole.children(items)) if items is not None and whole.is_seq(items) else []
     if len(read) != len(layout.items):
-        raise InputError(f"the ResourceList holds {len(read)} items, but {len(layout.items)} were cut out of its "
-                         "text; write it in block style")
+        return (f"the ResourceList holds {len(read)} items, but {len(layout.items)} were cut out of its text; "
+                "write it in block style")
     for index, (node, text) in enumerate(zip(read, layout.items)):
-        doc, item = parse_item(text)
+        try:
+            doc, item = parse_item(text)
+        except YamlError:
+            return f"item {index} does not read alone as it reads in the list; write the ResourceList in block style"
+        if _json(whole, node) == _json(doc, item) is not None:
+            continue  # rapidyaml writes both the same: the same data (the walk below is the slow, exact check)
         wrong = differences(data_of(whole, node), data_of(doc, item))
         if wrong:
-            raise InputError(f"item {index} did not read the same cut out of the list as in it ({wrong[0]}); write "
-                             "the ResourceList in block style")
-    whole_data = data_of(whole, top)
-    assert isinstance(whole_data, dict)
-    wrong = differences({k: v for k, v in whole_data.items() if k not in ("items", "results")}, data_of(envelope, root))
-    if wrong:
-        raise InputError(f"the ResourceList's {wrong[0]} did not read the same written in block style")
+            return (f"item {index} did not read the same cut out of the list as in it ({wrong[0]}); write the "
+                    "ResourceList in block style")
+    envelope = Doc.parse(layout.envelope() or b"{}")
+    roots = envelope.documents()
+    mine = {whole.key(c): data_of(whole, c) for c in whole.children(top) if whole.key(c) not in ("items", "results")}
+    theirs = data_of(envelope, roots[0]) if roots else {}
+    wrong = differences(mine, theirs)
+    return f"the ResourceList's {wrong[0]} did not read the same written in block style" if wrong else None

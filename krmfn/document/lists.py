@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from krmfn.document import flow
-from krmfn.document.chunks import Origin, SplitError, column_of, line_of
+from krmfn.document.chunks import Origin, SplitError, column_of, line_of, lines_of
 from krmfn.document.resource import parse_item
 from krmfn.document.scalars import Lazy
 from krmfn.document.tree import Doc, YamlError
@@ -157,8 +157,9 @@ def _block_list(doc: Doc, node: int, items: int, text: bytes) -> tuple[Entries, 
         line_end = text.find(b"\n", after)
         tail = text[line_end + 1:] if line_end >= 0 else b""
         head = text[:colon + 1] + b"\n"
-        return ([(line, line_of(text, e.start) - 1, column_of(text, e.start) - (column + 3), 0)
-                 for line, e in zip(lines, entries)], (head, *[b""] * (len(entries) - 1), tail))
+        starts = lines_of(text, [e.start for e in entries])
+        return ([(line, at - 1, column_of(text, e.start) - (column + 3), 0)
+                 for line, e, at in zip(lines, entries, starts)], (head, *[b""] * (len(entries) - 1), tail))
     body = text.find(b"\n", colon) + 1
     first = _ITEM_LINE.search(text, body)
     if first is None or len(first.group(1)) < column or text[first.start(2)] != 0x2D:
@@ -180,7 +181,8 @@ def _block_list(doc: Doc, node: int, items: int, text: bytes) -> tuple[Entries, 
         else:
             raise SplitError("a line between the items' column and their key's", at)
     bounds = cuts + [end]
-    found: Entries = [(text[a:b], line_of(text, a) - 1, 0, 0) for a, b in itertools.pairwise(bounds)]
+    starts = lines_of(text, cuts)
+    found: Entries = [(text[a:b], at - 1, 0, 0) for (a, b), at in zip(itertools.pairwise(bounds), starts)]
     return found, (text[:cuts[0]], *[b""] * (len(cuts) - 1), text[end:])
 
 
@@ -227,9 +229,10 @@ def _flow_list(text: bytes) -> tuple[Entries, tuple[bytes, ...]]:
             pieces.append(current)
             current = b""
             entries.append((b" " * column + b"- " + flow.pad_lines(text[e.start:e.end], column + 1) + b"\n",
-                            line_of(text, e.start) - 1, column_of(text, e.start) - (column + 3), 0))
+                            e.start, column_of(text, e.start) - (column + 3), 0))
     pieces.append(current)
-    return entries, tuple(pieces)
+    numbers = lines_of(text, [at for _, at, _, _ in entries])  # offsets, made line offsets at once
+    return [(t, line - 1, first, col) for (t, _, first, col), line in zip(entries, numbers)], tuple(pieces)
 
 
 __all__ = ["Flat", "Group", "flatten"]

@@ -138,3 +138,12 @@ def test_an_object_whose_kind_ends_in_list_but_has_a_name_is_an_object() -> None
     text = HEAD + "- apiVersion: example.com/v1\n  kind: AllowList\n  metadata: {name: a}\n  items: [x]\n"
     out = run_resource_list(text.encode())
     assert exit_code(out) == 0 and out.text.startswith(text)
+
+
+def test_an_error_in_a_lists_entry_names_its_line_in_the_input() -> None:
+    text = HEAD + CONFIGMAP_LIST.replace("      name: dash-b\n", "      name: dash-b\n      bad: [x\n")
+    out = run_resource_list(text.encode())
+    line = text[:text.index("      bad: [x")].count("\n") + 1
+    message = [r.message for r in out.results if r.severity == "error"][0]
+    assert message.startswith("item 0 is not valid YAML")  # the List itself does not parse
+    assert f"at line {line + 1}," in message, message  # where rapidyaml stops: the line after it
