@@ -57,6 +57,8 @@ REPROS = [
     pytest.param('"a\\\n\n    b"', "a\nb", True, "C", id="C-one-empty-line"),
     pytest.param('"a\\\n\n\n    b"', "a\n\nb", True, "C", id="C-two-empty-lines"),
     pytest.param('"a\\\n \t\n    b"', "a\nb", True, "C", id="C-white-empty-line"),
+    pytest.param('"a\n    \\ \n    b"', "a   b", True, "E", id="E-escaped-space-alone-on-a-line"),
+    pytest.param('"\\x0a\\L\\L\\L\\L"', "\n" + "\u2028" * 4, True, "A", id="A-after-a-hex-newline"),
 ]
 
 
