@@ -207,8 +207,8 @@ def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes
     if layout is not None:
         return [body if layout.indent == 0 and item == wrap_item(body) else unwrap_item(item, layout.indent)
                 for item, body in zip(layout.items, bodies)]
-    # Text the splitter refuses (tabs, for one): the core re-emitted every item. Compare each with
-    # the input's item emitted the same way, to tell the untouched documents from the changed ones.
+    # The core writes a block list around the items' own texts, which always splits; should it
+    # not, compare each item with the input's emitted the same way, to tell the untouched ones.
     out, before = _emitted_items(output), _emitted_items(wrapped)
     return [body if new == old else new for new, old, body in zip(out, before, bodies)] + out[len(bodies):]
 
