@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from krmfn.cli.stream import Stream, TextForm, check_text, run_documents, split
+from krmfn.cli.stream import Stream, TextForm, body_origins, check_text, run_documents, split
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
@@ -83,19 +83,22 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
             return FilesOutcome([], [], [problem])
     streams: list[tuple[Source, TextForm, Stream]] = []
     skipped: list[str] = []
+    origins = []
     for source in sources:
         problem = check_text(source.text, limits)
         if problem is not None:
             return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
         form = TextForm.of(source.text)
-        stream = split(form.plain(source.text))
+        plain = form.plain(source.text)
+        stream = split(plain)
         if not source.explicit and not looks_like_resources(stream):
             skipped.append(source.path)
             continue
         streams.append((source, form, stream))
+        origins += body_origins(plain, stream)
     bodies = [b for _, _, s in streams for b in s.bodies]
     where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
-    new, results = run_documents(bodies, function_config, limits, where)
+    new, results = run_documents(bodies, function_config, limits, where, origins)
     if new is None:
         return FilesOutcome([], skipped, results)
     outputs = []

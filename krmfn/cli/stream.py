@@ -20,6 +20,7 @@ import ryml
 
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.document import chunks
+from krmfn.document.chunks import Origin
 from krmfn.document.encoding import BOM as _BOM
 from krmfn.document.encoding import check_utf8
 from krmfn.document.limits import Limits, check_input
@@ -162,17 +163,34 @@ class StreamOutcome:
         return has_errors(self.results)
 
 
+def body_origins(text: bytes, stream: Stream) -> list[Origin]:
+    """Where each document of ``stream`` (split from ``text``) starts in ``text``, as an origin for
+    its wrapped item: the item's columns are two more than the document's (``- `` and indentation)."""
+    out, pos, line, counted = [], 0, 1, 0
+    for gap, body in zip(stream.gaps, stream.bodies):
+        pos += len(gap)
+        line += text.count(b"\n", counted, pos)  # counted once over the text, not from the top each time
+        counted = pos
+        line_start = text.rfind(b"\n", 0, pos) + 1
+        out.append(Origin(line, pos - line_start - 2, -2))
+        pos += len(body)
+    return out
+
+
 def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
-                  where: list[str] | None = None) -> tuple[list[bytes] | None, list[Result]]:
+                  where: list[str] | None = None,
+                  origins: list[Origin] | None = None) -> tuple[list[bytes] | None, list[Result]]:
     """Run the function over documents: their new text (None after an error), and the results.
 
-    ``where`` names each document in messages (default: ``document N``).
+    ``where`` names each document in messages (default: ``document N``); ``origins``: where each
+    starts in the user's text (:func:`body_origins`), for a message's line and column.
     """
     wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
     names = where or [f"document {i + 1}" for i in range(len(bodies))]
     outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
-                                                                                      len(wrapped))), names)
+                                                                                      len(wrapped))), names,
+                                         origins)
     results = outcome.results
     if outcome.failed:
         return None, results
@@ -189,8 +207,8 @@ def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes
     if layout is not None:
         return [body if layout.indent == 0 and item == wrap_item(body) else unwrap_item(item, layout.indent)
                 for item, body in zip(layout.items, bodies)]
-    # Text the splitter refuses (tabs, for one): the core re-emitted every item. Compare each with
-    # the input's item emitted the same way, to tell the untouched documents from the changed ones.
+    # The core writes a block list around the items' own texts, which always splits; should it
+    # not, compare each item with the input's emitted the same way, to tell the untouched ones.
     out, before = _emitted_items(output), _emitted_items(wrapped)
     return [body if new == old else new for new, old, body in zip(out, before, bodies)] + out[len(bodies):]
 
@@ -209,8 +227,9 @@ def run_stream(data: bytes, function_config: dict[str, object] | None, limits: L
     if problem is not None:
         return StreamOutcome(b"", [problem])
     form = TextForm.of(data)
-    stream = split(form.plain(data))
-    bodies, results = run_documents(stream.bodies, function_config, limits)
+    plain = form.plain(data)
+    stream = split(plain)
+    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream))
     if bodies is None:
         return StreamOutcome(b"", results)
     return StreamOutcome(form.restore(stream.join(bodies)), results)

@@ -91,14 +91,18 @@ def _step(doc: Doc, source: bytes, node: int, column: int) -> int | None:
     return column - own if own is not None and column > own else None
 
 
-def set_in_tree(res: Resource, a: Annotation) -> None:
-    """The annotation in the referrer's tree, for re-emitting it."""
+def set_in_tree(res: Resource, a: Annotation) -> set[str]:
+    """The annotation in the referrer's tree, for re-emitting it; the field path it sets (as
+    Doc.path_of writes it), for checking the re-emit."""
+    from krmfn.document.compare import step  # here, for start-up time: re-emits are rare
+
     doc = res.tree
     template = doc.path(res.node, *a.path[:-1])
     if template is None:
-        return
+        return set()
     annotations = doc.ensure_map(doc.ensure_map(template, a.path[-1]), "annotations")
     doc.set(annotations, CONFIG_HASH, a.value)
+    return {step(".".join((*a.path, "annotations")), CONFIG_HASH)}
 
 
 __all__ = ["Annotation", "annotation", "set_in_tree"]

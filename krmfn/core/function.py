@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from krmfn.core.config import read_config
 from krmfn.core.parallel import scan_items
 from krmfn.core.plan import plan
 from krmfn.core.walk import ReferenceTable
 from krmfn.core.write import write
-from krmfn.document.encoding import as_lf_utf8
+from krmfn.document.encoding import TextForm, as_lf_utf8
 from krmfn.document.envelope import read_resource_list, render
 from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
 from krmfn.document.tree import YamlError
 from krmfn.results import KrmfnError, Result, has_errors
+
+if TYPE_CHECKING:
+    from krmfn.document.chunks import Origin
 
 
 @dataclass(repr=False, eq=False)
@@ -42,19 +46,22 @@ class Outcome:
         return self.stdout.decode()
 
 
-def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequence[str] | None = None) -> Outcome:
+def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequence[str] | None = None,
+                      item_origins: Sequence[Origin] | None = None) -> Outcome:
     """ResourceList in, ResourceList out.
 
     On an error found while reading or planning, the items go back exactly as read, with
     error results: nothing is written until every check has passed. Input that cannot be
     read at all gives no output, only the results. ``item_names``: how messages name each
-    item (a stream's documents, a file's); by default "item N".
+    item (a stream's documents, a file's), by default "item N"; ``item_origins``: where each
+    item's text is in the user's input, by default in ``data``.
     """
     try:
         prescan = check_input(data, limits)
+        form = TextForm.of(data)
         data = as_lf_utf8(data)
         try:
-            rl = read_resource_list(data, item_names)
+            rl = read_resource_list(data, item_names, item_origins, form)
         except YamlError as exc:
             return Outcome([], yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
@@ -64,7 +71,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
         config = read_config(rl.envelope, rl.function_config)
         scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), len(data))
         p = plan(scanned, config, rl.item_name)
-        items, results = write(scanned, p, config, rl.layout.indent), p.results
+        items, results = write(scanned, p, config), p.results
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
     return Outcome(render(rl, items, results), results)

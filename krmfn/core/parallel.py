@@ -57,7 +57,7 @@ def _pack(s: Scanned) -> _Packed:
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
         [r.index for r in s.renamed],
         [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select) for h in s.hashed],
-        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind) for r in refs]  # tuples pickle fast
+        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
          for i, refs in s.references.items()},
         s.results, s.declined, s.families, s.marks, s.rollouts)
 

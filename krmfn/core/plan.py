@@ -84,6 +84,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
     trapped: dict[int, dict[ResourceRef, None]] = {}  # objects named only from other namespaces: by whom
     fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
     templates: dict[int, Annotation] = {}
+    warned: set[int] = set()  # hashed objects named where krmfn cannot rewrite (a warning says so)
     for item in (*scanned.references, *(i for i in marked if i not in scanned.references)):
         refs = scanned.references.get(item, [])
         res = scanned.resources[item]
@@ -95,7 +96,8 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
-                    results.append(warning(res, ref.node, ref.name, target.new_name))
+                    results.append(warning(res, ref.node, ref.name, target.new_name, ref.in_known_kind))
+                    warned.add(target.res.index)
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
             if not candidates:
@@ -152,6 +154,9 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but only objects in other "
                                   f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
                                   "see the warning on each", "warning", renamed))
+        elif h.res.index in warned:
+            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; named only where krmfn does not "
+                                  "rewrite (see the warning for each place)", "info", renamed))
         else:
             results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow"

@@ -78,9 +78,13 @@ def _entry_lines(doc: Doc, source: bytes, node: int) -> Edit | None:
     return start, source[start:end].decode(), ""
 
 
-def restore_in_tree(res: Resource, original: str) -> None:
-    """The restore in the object's tree, for re-emitting it."""
+def restore_in_tree(res: Resource, original: str) -> set[str]:
+    """The restore in the object's tree, for re-emitting it; the field paths it changed (as
+    Doc.path_of writes them), for checking the re-emit."""
+    from krmfn.document.compare import step  # here, for start-up time: re-emits are rare
+
     doc = res.tree
+    changed = {"metadata.name", "immutable"}
     name = doc.get(res.metadata, "name")
     if name is not None and res.name != original:
         doc.set_str(name, original)
@@ -88,9 +92,12 @@ def restore_in_tree(res: Resource, original: str) -> None:
     if immutable is not None and doc.str(immutable) == "true":
         doc.remove(res.node, "immutable")
     for key, own in (("annotations", ORIGINAL_NAME), ("labels", FAMILY)):
+        changed.add(step(f"metadata.{key}", own))
         node = doc.get(res.metadata, key)
         if node is not None and doc.is_map(node) and doc.remove(node, own) and doc.first_child(node) == NONE:
             doc.remove(res.metadata, key)
+            changed.add(f"metadata.{key}")
+    return changed
 
 
 __all__ = ["renamed_before", "restore_edits", "restore_in_tree"]

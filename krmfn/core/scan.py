@@ -58,8 +58,9 @@ class Reference:
     offset: int | None
     namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
     prefix: str = ""  # text before the name in the same scalar (``namespace/``)
-    unplaced: bool = False  # shaped like a reference in a kind the table does not know: warn only
+    unplaced: bool = False  # shaped like a reference where the table does not look: warn only
     kind: str = "ConfigMap"  # the renamed kind it names
+    in_known_kind: bool = False  # unplaced, in a kind the table knows (outside its paths)
 
 
 @dataclass(repr=False, eq=False)
@@ -221,7 +222,10 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    new_name = f"{original}-{hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))}"
+    digest = hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))
+    if original == res.name and res.name.endswith(f"-{digest}") and ORIGINAL_NAME not in res.annotations:
+        original = res.name[:-len(digest) - 1]  # already named by its content (kustomize's generator): kept
+    new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                                f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
@@ -271,7 +275,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
-        res = read_resource(source, index, rl.item_name(index))
+        res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
         if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
@@ -301,12 +305,17 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             found = verdict(res.tree, res.node, res.api_version, res.kind)
             if found is not None:
                 out.rollouts[index] = found
-        if not known and res.kind not in NOT_REFERRERS and b"onfigMap" in source:  # unplaced.MARKER: cheap
+        # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
+        # it knows, when the text mentions ConfigMaps more often than the walk found names (cheap).
+        if res.kind not in NOT_REFERRERS and (
+                source.count(b"onfigMap") not in (0, sum(r.kind == "ConfigMap" for r in refs)) if known
+                else source.find(b"onfigMap") >= 0):
             from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
             doc = res.tree
-            refs = [Reference(node, doc.string(node) or "", None, unplaced=True)
-                    for node in unplaced.candidates(doc, res.node, res.metadata)]
+            placed = {ref.node for ref in refs}
+            refs += [Reference(node, doc.string(node) or "", None, unplaced=True, in_known_kind=known)
+                     for node in unplaced.candidates(doc, res.node, res.metadata) if node not in placed]
         if refs:
             out.references[index] = refs
         res.drop()

@@ -50,20 +50,28 @@ class Shape:
     name: str
     containers: tuple[str, ...]  # paths to container lists (or to single containers)
     volumes: tuple[str, ...] = ("volumes",)  # paths to volume lists
+    fields: tuple[tuple[str, str], ...] = ()  # (renamed kind, path): other fields that name one
 
     def paths(self, prefix: str, refers_to: str = "ConfigMap") -> list[str]:
         at = f"{prefix}/" if prefix else ""
         fields = SHAPE_FIELDS[refers_to]
         return ([f"{at}{c}/{f}" for c in self.containers for f in fields.container]
                 + [f"{at}{v}/{f}" for v in self.volumes for f in fields.volume]
-                + [f"{at}{f}" for f in fields.pod])
+                + [f"{at}{f}" for f in fields.pod]
+                + [f"{at}{f}" for kind, f in self.fields if kind == refers_to])
 
 
 POD_SPEC = Shape("pod spec", CONTAINER_LISTS)
-# Argo Workflows: volumes for the whole workflow and per template; five container-like fields.
+# Argo Workflows: volumes for the whole workflow and per template; five container-like fields; and
+# parameters read from a ConfigMap, a template's memoization cache, semaphores (workflow and template).
 ARGO_WORKFLOW_SPEC = Shape("Argo workflow spec", (
     "templates/container", "templates/script", "templates/initContainers", "templates/sidecars",
-    "templates/containerSet/containers"), ("volumes", "templates/volumes"))
+    "templates/containerSet/containers"), ("volumes", "templates/volumes"), tuple(("ConfigMap", f) for f in (
+        "arguments/parameters/valueFrom/configMapKeyRef/name",
+        "templates/inputs/parameters/valueFrom/configMapKeyRef/name",
+        "templates/memoize/cache/configMap/name",
+        *(f"{at}synchronization/{s}/configMapKeyRef/name" for at in ("", "templates/")
+          for s in ("semaphore", "semaphores")))))
 # Prometheus Operator: extra containers and volumes merged into the pods it generates.
 MONITORING_SPEC = Shape("Prometheus Operator spec", ("containers", "initContainers"))
 SHAPES = (POD_SPEC, ARGO_WORKFLOW_SPEC, MONITORING_SPEC)

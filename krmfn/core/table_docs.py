@@ -52,10 +52,10 @@ def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice]
              "|---|---|---|" + "---|" * len(kinds)]
     lines += [f"| {p} | {k} | {g} | " + " | ".join("; ".join(cells[kind]) or "" for kind in kinds) + " |"
               for (p, k, g), cells in rows.items()]
-    lines += ["", "Paths are kustomize field-spec paths: lists are traversed implicitly. Each shape's containers "
-              "and volumes:", "", "| shape | containers | volumes |", "|---|---|---|"]
-    lines += [f"| {s.name} | {', '.join(f'`{c}`' for c in s.containers)} | {', '.join(f'`{v}`' for v in s.volumes)} |"
-              for s in shapes]
+    lines += ["", "Paths are kustomize field-spec paths: lists are traversed implicitly. Each shape's containers, "
+              "volumes and other fields:", "", "| shape | containers | volumes | other fields |", "|---|---|---|---|"]
+    lines += [f"| {s.name} | {_codes(s.containers)} | {_codes(s.volumes)} | "
+              f"{', '.join(f'`{f}` ({kind})' for kind, f in s.fields) or '-'} |" for s in shapes]
     lines += ["", "and, in every shape, the fields that name each kind:", "",
               "| kind | in each container | in each volume | beside them |", "|---|---|---|---|"]
     lines += [f"| {kind} | {_codes(f.container)} | {_codes(f.volume)} | {_codes(f.pod)} |"

@@ -1,5 +1,5 @@
-"""Warnings for ConfigMap references krmfn cannot place: fields shaped like one, in kinds the
-reference table does not know.
+"""Warnings for ConfigMap references krmfn cannot place: fields shaped like one, where the reference
+table does not look (in kinds it does not know, or outside the paths it has for a kind it knows).
 
 Why: a reference krmfn does not rewrite keeps naming the old ConfigMap, and nothing fails
 until the workload rolls. When such a field names an opted-in ConfigMap, the warning gives its
@@ -7,7 +7,8 @@ exact path and a field spec ready to paste into ``fieldSpecs``.
 
 Two steps, so that only the rare match pays for the details: :func:`candidates` runs in the
 scan (cheap, and only on items whose text mentions ``onfigMap``); :func:`warning` runs in the
-plan, for candidates whose name matches an opted-in ConfigMap.
+plan, for candidates whose name matches an opted-in ConfigMap. A ConfigMap named only so is not
+also said to be referenced by nothing.
 """
 
 from __future__ import annotations
@@ -108,17 +109,20 @@ def suggest(res: Resource, node: int) -> Suggestion:
     return Suggestion(tuple(f"{{{head}, path: {_flow(p)}{when}}}" for p, when in specs), pod_spec)
 
 
-def warning(res: Resource, node: int, name: str, new_name: str) -> Result:
-    """The warning for one unplaced reference that names the opted-in ConfigMap ``new_name``."""
+def warning(res: Resource, node: int, name: str, new_name: str, known: bool = False) -> Result:
+    """The warning for one unplaced reference that names the opted-in ConfigMap ``new_name``;
+    ``known``: in a kind the reference table knows, outside the paths it has for it."""
     where = res.tree.path_of(node, res.node)
     kind = f"{res.kind} ({res.group})" if res.group else res.kind
     s = suggest(res, node)
+    why = (f"krmfn does not rewrite this field of {kind}" if known else
+           f"krmfn does not know where {kind} names ConfigMaps")
     if name != new_name:
-        fate = (f"names ConfigMap {name}, which krmfn renames to {new_name}, but krmfn does not know where "
-                f"{kind} names ConfigMaps: it is left unchanged and keeps naming the old ConfigMap.")
+        fate = (f"names ConfigMap {name}, which krmfn renames to {new_name}, but {why}: it is left unchanged and "
+                "keeps naming the old ConfigMap.")
     else:
-        fate = (f"names ConfigMap {name}, krmfn's hashed name for it today, but krmfn does not know where "
-                f"{kind} names ConfigMaps: it will keep this name when the ConfigMap's data changes.")
+        fate = (f"names ConfigMap {name}, krmfn's hashed name for it today, but {why}: it will keep this name "
+                "when the ConfigMap's data changes.")
     scope = f"; it sits in a pod spec at {s.pod_spec}, so these cover all of it" if s.pod_spec else ""
     message = (f"{fate} To rewrite it, add to the function config's fieldSpecs{scope}:\n"
                + "\n".join(f"- {spec}" for spec in s.specs))

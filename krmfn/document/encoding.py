@@ -48,3 +48,31 @@ def as_lf_utf8(data: bytes) -> bytes:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     check_utf8(data)
     return data
+
+
+class TextForm:
+    """A byte order mark and CRLF line breaks, taken off before reading and put back on the output.
+
+    Why: an item krmfn does not change leaves byte for byte as it came, and YAML reads CRLF and LF
+    alike. The rule: a BOM is put back; CRLF is put back when every line break of the input was
+    CRLF (mixed or lone CR line breaks come out as LF). A plain class: a dataclass costs start-up time.
+    """
+
+    __slots__ = ("bom", "crlf")
+
+    def __init__(self, bom: bool = False, crlf: bool = False):
+        self.bom = bom
+        self.crlf = crlf
+
+    @classmethod
+    def of(cls, data: bytes) -> TextForm:
+        if b"\r" not in data:
+            return cls(data.startswith(BOM), False)
+        crlf = data.count(b"\r\n")
+        return cls(data.startswith(BOM), crlf == data.count(b"\n") == data.count(b"\r"))
+
+    def restore(self, pieces: list[bytes]) -> list[bytes]:
+        """Output pieces (LF, no BOM) in the input's form."""
+        if self.crlf:
+            pieces = [p.replace(b"\n", b"\r\n") for p in pieces]
+        return [BOM, *pieces] if self.bom and pieces else pieces

@@ -85,8 +85,8 @@ _ONLY_NODES = bytes(c for c in _KEEP if c not in _NODE_CHARS)
 _ONLY_CONTROLS = _NODE_CHARS + b"]}&\xc2\xe2"
 # Line breaks to YAML 1.1 readers (PyYAML; kubectl's and kustomize's Go libraries, from libyaml),
 # not to YAML 1.2 ones (rapidyaml): the two would read the same text as different values.
-_YAML11_BREAKS = ((b"\xc2\x85", "U+0085 (NEXT LINE)", "\\N"), (b"\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\L"),
-                  (b"\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\P"))
+_YAML11_BREAKS = ((b"\xc2\x85", "U+0085 (NEXT LINE)", "\\N"), (b"\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\u2028"),
+                  (b"\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\u2029"))
 _ONLY_FLOW = bytes(c for c in _KEEP if c not in _FLOW_CHARS)
 _FLOW_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as signed bytes
 # Block indicators on one line (``- - - a``) nest without indentation. A run this long is looked

@@ -2,20 +2,24 @@
 
 Why: rapidyaml decodes some valid scalars wrongly (its in-place filter corrupts earlier text when
 ``\\L``/``\\P`` make the text grow, keeps tabs before a line fold, drops the empty line after an
-escaped line break). The detectors are byte searches, cheap enough to run over a whole input; the
-few scalars they flag can then be decoded again from their source with the functions here, which
-follow the spec (sections 7.3.1 to 7.3.3, 1.2.2 wording) and nothing else. Stdlib only, no state.
+escaped line break, and an escaped space alone on a line). The detectors are byte searches, cheap
+enough to run over a whole input; the few scalars they flag can then be decoded again from their
+source with the functions here, which follow the spec (sections 7.3.1 to 7.3.3, 1.2.2 wording)
+and nothing else (document.mend does it). No state; patterns compiled on first use.
 """
 
 from __future__ import annotations
 
 import re
 
+from krmfn.document.scalars import Lazy
+
 __all__ = [
     "EscapeError",
     "decode_double_quoted",
     "decode_single_quoted",
     "empty_line_after_escaped_break",
+    "escaped_white_line",
     "fold_plain",
     "grows_after_escape",
     "misread_by_rapidyaml",
@@ -38,15 +42,15 @@ _SIMPLE_ESCAPES = {
     "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
-_HEX = re.compile(r"[0-9A-Fa-f]+")
+_HEX = Lazy(r"[0-9A-Fa-f]+")
 # Only CR and LF are line breaks in YAML 1.2 (NEL, LS and PS are content); CRLF is one break.
-_BREAK = re.compile(r"\r\n?|\n")
+_BREAK = Lazy(r"\r\n?|\n")
 # What follows a line break up to the next line's content: empty lines (white space only) and the
 # next line's leading white space, all of which folding drops (each empty line leaves a line feed).
-_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n?|\n))*[ \t]*")
-_DQ_TOKEN = re.compile(r'(?P<text>[^\\"\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>\\)|(?P<quote>")')
-_SQ_TOKEN = re.compile(r"(?P<text>[^'\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>'')|(?P<quote>')")
-_PLAIN_TOKEN = re.compile(r"(?P<text>[^\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)")
+_BLANK_LINES = Lazy(r"(?:[ \t]*(?:\r\n?|\n))*[ \t]*")
+_DQ_TOKEN = Lazy(r'(?P<text>[^\\"\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>\\)|(?P<quote>")')
+_SQ_TOKEN = Lazy(r"(?P<text>[^'\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)|(?P<esc>'')|(?P<quote>')")
+_PLAIN_TOKEN = Lazy(r"(?P<text>[^\r\n \t]+)|(?P<white>[ \t]+)|(?P<brk>\r\n?|\n)")
 
 
 def _body(source: str, quote: str) -> str:
@@ -183,26 +187,27 @@ def fold_plain(source: str) -> str:
 
 # --- where rapidyaml 0.15.2 misreads (byte searches; a false alarm only costs a second decoding) ---
 
-_ESCAPE_PAIR = re.compile(rb"\\(.)", re.DOTALL)
-_TAB_BEFORE_BREAK = re.compile(rb"\t[ \t]*[\r\n]")
+_ESCAPE_PAIR = Lazy(rb"\\(.)", re.DOTALL)
+_TAB_BEFORE_BREAK = Lazy(rb"\t[ \t]*[\r\n]")
 # An escaped line break (an odd run of backslashes before it) followed by a white-space-only line.
-_ESCAPED_BREAK_EMPTY_LINE = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:\r\n?|\n)[ \t]*[\r\n]")
+_ESCAPED_BREAK_EMPTY_LINE = Lazy(rb"(?<!\\)(?:\\\\)*\\(?:\r\n?|\n)[ \t]*[\r\n]")
 
 
 def grows_after_escape(source: bytes) -> bool:
-    """A: a ``\\L`` or ``\\P`` after a ``\\n``, ``\\r`` or ``\\\\`` escape.
+    """A: a ``\\L`` or ``\\P`` after another escape (``\\n``, ``\\r``, ``\\\\``, ``\\x0a``, ...).
 
     Why: the two escapes that decode longer than their source make rapidyaml redo its in-place
-    decoding over text already decoded, so earlier line feeds fold, CRs vanish, backslashes escape.
+    decoding over text already decoded, so earlier line feeds fold, CRs vanish, backslashes escape
+    (whether written ``\\n`` or ``\\x0a``); any earlier escape is taken as a warning, since a false
+    alarm only costs decoding the scalar once more.
     """
     if b"\\L" not in source and b"\\P" not in source:
         return False
     seen = False
     for m in _ESCAPE_PAIR.finditer(source):
-        code = m.group(1)
-        if code in b"nr\\":
+        if m.group(1) not in b"LP":
             seen = True
-        elif seen and code in b"LP":
+        elif seen:
             return True
     return False
 
@@ -217,7 +222,17 @@ def empty_line_after_escaped_break(source: bytes) -> bool:
     return (b"\\\n" in source or b"\\\r" in source) and _ESCAPED_BREAK_EMPTY_LINE.search(source) is not None
 
 
-_TAB_AFTER_INDICATOR = re.compile(rb"[-?:]\t")
+# A line of a multi-line double-quoted scalar that holds only an escaped space or tab (and white space).
+_ESCAPED_WHITE_LINE = Lazy(rb"[\r\n][ \t]*\\[ \t][ \t]*[\r\n]")
+
+
+def escaped_white_line(source: bytes) -> bool:
+    """E: a line that holds only an escaped space or tab (``\\ ``) between two line breaks; rapidyaml
+    drops that escaped character (``"a`` newline `` \\ `` newline ``b"`` reads ``'a  b'``, spec: ``'a   b'``)."""
+    return b"\\" in source and _ESCAPED_WHITE_LINE.search(source) is not None
+
+
+_TAB_AFTER_INDICATOR = Lazy(rb"[-?:]\t")
 
 
 def tab_after_indicator(text: bytes) -> bool:
@@ -228,7 +243,7 @@ def tab_after_indicator(text: bytes) -> bool:
 
 
 def misreads(source: bytes) -> tuple[str, ...]:
-    """Which of the known misreads (``"A"`` to ``"D"``) a scalar's source (or a whole text) may suffer."""
+    """Which of the known misreads (``"A"`` to ``"E"``) a scalar's source (or a whole text) may suffer."""
     found = []
     if grows_after_escape(source):
         found.append("A")
@@ -238,9 +253,12 @@ def misreads(source: bytes) -> tuple[str, ...]:
         found.append("C")
     if tab_after_indicator(source):
         found.append("D")
+    if escaped_white_line(source):
+        found.append("E")
     return tuple(found)
 
 
 def misread_by_rapidyaml(source: bytes) -> bool:
-    """Whether rapidyaml 0.15.2 may decode this scalar (A to C: mended by decoding its source here) wrongly."""
-    return grows_after_escape(source) or tab_before_break(source) or empty_line_after_escaped_break(source)
+    """Whether rapidyaml 0.15.2 may decode this scalar (A to C and E: mended by decoding its source here) wrongly."""
+    return (grows_after_escape(source) or tab_before_break(source) or empty_line_after_escaped_break(source)
+            or escaped_white_line(source))

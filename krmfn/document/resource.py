@@ -6,10 +6,11 @@ untouched item is written back as the very text it came in as.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from krmfn.document.native import NONE
-from krmfn.document.tree import Doc, YamlError
+from krmfn.document.tree import Doc, Unreadable, YamlError
 from krmfn.results import InputError, ResourceRef
 
 
@@ -71,8 +72,14 @@ class Resource:
 
 
 def parse_item(source: bytes) -> tuple[Doc, int]:
-    """Parse one item's text (``- `` and all) in place from a private copy; the item's node."""
-    doc = Doc.parse(bytearray(source))
+    """Parse one item's text (``- `` and all) in place from a private copy; the item's node.
+    A flow collection closed at its key's indentation is read as other tools read it (lenient)."""
+    try:
+        doc = Doc.parse(bytearray(source))
+    except YamlError as exc:
+        from krmfn.document.lenient import reparse  # here, for start-up time: rare
+
+        doc = reparse(source, exc)
     root = doc.root
     if doc.is_stream(root):
         root = doc.first_child(root)
@@ -82,14 +89,17 @@ def parse_item(source: bytes) -> tuple[Doc, int]:
     return doc, item
 
 
-def read_resource(source: bytes, index: int, where: str | None = None) -> Resource:
-    """Parse and check one item; errors name it ``where`` (default: by its position)."""
+def read_resource(source: bytes, index: int, where: str | None = None,
+                  place: Callable[[int, int], tuple[int, int]] | None = None) -> Resource:
+    """Parse and check one item; errors name it ``where`` (default: by its position), and a
+    position in its text as ``place`` gives it in the input (default: in the item's text)."""
     where = where or f"item {index}"
     try:
         doc, node = parse_item(source)
     except YamlError as exc:
-        raise InputError(f"{where} is not valid YAML: {exc.detail} (lines counted from the item's first "
-                         "line)") from None
+        what = "cannot be read by krmfn" if isinstance(exc, Unreadable) else "is not valid YAML"
+        at = exc.placed(place) if place is not None else f"{exc.detail} (lines counted from the item's first line)"
+        raise InputError(f"{where} {what}: {at}") from None
     if not doc.is_map(node):
         raise InputError(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind "
                          "and metadata)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import ryml
@@ -32,8 +32,11 @@ from krmfn.document.native import find_child as _find_child
 from krmfn.document.native import first_child as _first_child
 from krmfn.document.native import has_key as _has_key
 from krmfn.document.native import has_val as _has_val
+from krmfn.document.native import has_val_anchor as _has_val_anchor
 from krmfn.document.native import has_val_tag as _has_val_tag
 from krmfn.document.native import is_block as _is_block
+from krmfn.document.native import is_key_quoted as _is_key_quoted
+from krmfn.document.native import is_key_ref as _is_key_ref
 from krmfn.document.native import is_map as _is_map
 from krmfn.document.native import is_seq as _is_seq
 from krmfn.document.native import is_stream as _is_stream
@@ -52,7 +55,7 @@ from krmfn.document.native import to_arena as _to_arena
 from krmfn.document.native import val as _val
 from krmfn.document.native import val_is_null as _val_is_null
 from krmfn.document.native import val_tag as _val_tag
-from krmfn.document.scalars import dquote, must_escape, non_string_plain, plain_safe
+from krmfn.document.scalars import dquote, has_indentation_indicator, must_escape, non_string_plain, plain_safe
 from krmfn.results import InputError
 
 Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
@@ -75,11 +78,27 @@ class YamlError(InputError):
     ``col`` are 1-based, 0 when unknown.
     """
 
-    def __init__(self, detail: str, line: int = 0, col: int = 0, lead: str = "not valid YAML"):
+    def __init__(self, detail: str, line: int = 0, col: int = 0, lead: str = "not valid YAML", problem: str = ""):
         super().__init__(f"{lead}: {detail}" if lead else detail)
         self.detail = detail
         self.line = line
         self.col = col
+        self.problem = problem or detail  # the detail without its position
+
+    def placed(self, place: Callable[[int, int], tuple[int, int]]) -> str:
+        """The detail with its line and column moved (to the input's, from an item's own text)."""
+        if not self.line:
+            return self.detail
+        line, col = place(self.line, self.col)
+        return f"{self.problem} at line {line}, column {col}"
+
+
+class Unreadable(YamlError):
+    """Valid YAML that rapidyaml would read wrongly (a misread document.mend cannot mend): refused."""
+
+    def __init__(self, problem: str, line: int = 0, col: int = 0):
+        detail = f"{problem} at line {line}, column {col}" if line else problem
+        super().__init__(detail, line, col, lead="krmfn cannot read it", problem=problem)
 
 
 class NotWritable(YamlError):
@@ -108,10 +127,24 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
         return ryml.parse_in_arena(data, tree)
     except ryml.ExceptionParse as exc:
         loc = exc.errdata_parse.ymlloc
+        if "containers as keys" in exc.msg:  # valid YAML rapidyaml's trees cannot hold
+            raise Unreadable("a map or list used as a key, which krmfn's YAML reader cannot hold; write the key as "
+                             "text", loc.line, loc.col) from None
         raise YamlError(f"{exc.msg} at line {loc.line}, column {loc.col}",
-                        loc.line, loc.col) from None
+                        loc.line, loc.col, problem=exc.msg) from None
     except (ryml.ExceptionBasic, ryml.ExceptionVisit) as exc:
         raise YamlError(exc.msg) from None
+
+
+def _has_alias(tree: ryml.Tree) -> bool:
+    """Whether any key or value of the tree is an alias (``*name``)."""
+    t = tree.this
+    return any(_is_val_ref(t, n) or _is_key_ref(t, n) for n in range(tree.size()))
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column of a byte offset."""
+    return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
 
 
 def _text(raw: memoryview | None) -> str:
@@ -139,6 +172,9 @@ class Doc:
     _verbatim_keys: dict[int, str] = field(default_factory=dict, repr=False)
     # False when the input defines no anchor, so no alias can need resolving.
     may_alias: bool = True
+    # Spaces document.lenient added before parsing, (offset in the parsed text, count): offsets
+    # given out are moved back to the text as written.
+    shifts: list[tuple[int, int]] | None = field(default=None, repr=False)
     raw: object = field(init=False, repr=False)  # the tree's SWIG object: see the note on _c above
 
     def __post_init__(self) -> None:
@@ -146,14 +182,43 @@ class Doc:
 
     @classmethod
     def parse(cls, data: bytes | bytearray) -> Doc:
-        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _parse)."""
+        """Parse a YAML stream; a ``bytearray`` is consumed (parsed in place, see _parse).
+
+        Scalars rapidyaml misreads are read again from their source (document.mend), and a
+        misread it cannot mend raises YamlError with its line and column.
+        """
         # Each pattern only where its first character occurs at all (a byte search is far cheaper).
-        risky = (b"\\" in data and bool(_RISKY_ESCAPE.search(data))) or \
-            (b"?" in data and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
-        may_alias = b"&" in data and any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
-                                         for m in _ANCHOR.finditer(data))
+        # ``find``, not ``in``: ``bytes in bytes`` first tries the operand as an integer, and
+        # formats the TypeError it then drops (a few thousand instructions a test, per item).
+        find = data.find
+        backslash = find(b"\\") >= 0
+        risky = (backslash and bool(_RISKY_ESCAPE.search(data))) or \
+            (find(b"?") >= 0 and bool(_SQUOTED_EXPLICIT_KEY.search(data)))
+        may_alias = find(b"&") >= 0 and any(m.start() == 0 or data[m.start() - 1] in b" \t\n\r[{,:-"
+                                            for m in _ANCHOR.finditer(data))
+        found = None
+        if backslash or find(b"\t") >= 0 or ((find(b"|") >= 0 or find(b">") >= 0) and has_indentation_indicator(data)):
+            from krmfn.document import mend  # here, for start-up time: only such texts can be misread
+
+            found = mend.flags(data) or None
+        source = parsed = b""
+        if found:  # mending needs the source as written and a tree parsed in place
+            source = bytes(data)
+            data = mend.for_parsing(source)
+            parsed = bytes(data)
         tree = _parse(data)
+        if may_alias:  # an ``&`` in a script or a quoted string is no anchor: ask the tree
+            may_alias = _has_alias(tree)
         doc = cls(tree, data if isinstance(data, bytearray) else None, may_alias=may_alias)
+        if found:
+            assert isinstance(data, bytearray)
+            try:
+                fixes = mend.fixes(tree, data, parsed, source, found)
+            except mend.Misread as exc:
+                line, col = _line_col(source, exc.offset)
+                raise Unreadable(str(exc), line, col) from None
+            for node, is_key, text in fixes:
+                doc._set_verbatim(node, is_key, text)
         if risky:
             doc._protect_escapes()
         return doc
@@ -229,6 +294,17 @@ class Doc:
     def next_sibling(self, node: int) -> int:
         return _next_sibling(self.raw, node)
 
+    def has_key(self, node: int) -> bool:
+        """Whether the node is a map entry (it has a key), not a list entry or a document."""
+        return _has_key(self.raw, node)
+
+    def is_key_quoted(self, node: int) -> bool:
+        return _is_key_quoted(self.raw, node)
+
+    def has_anchor(self, node: int) -> bool:
+        """Whether the node's value carries an anchor (``&name``)."""
+        return _has_val_anchor(self.raw, node)
+
     def is_stream(self, node: int) -> bool:
         return _is_stream(self.raw, node)
 
@@ -269,7 +345,10 @@ class Doc:
             return None
         if self._base is None:
             self._base = buffer_address(self.source)
-        return view_address(text) - self._base
+        offset = view_address(text) - self._base
+        if self.shifts:
+            offset -= sum(count for at, count in self.shifts if at <= offset)
+        return offset
 
     def path_of(self, node: int, top: int) -> str:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
@@ -329,10 +408,11 @@ class Doc:
             self._anchors = index
         return self._anchors
 
-    def alias_target(self, node: int) -> tuple[int, bool]:
+    def alias_target(self, node: int, is_key: bool = False) -> tuple[int, bool]:
         """The anchor an alias names: the closest one of that name before it (node ids follow
-        document order), and whether it anchors a key. Raises YamlError when there is none."""
-        name = _text(self.tree.val_ref(node))
+        document order), and whether it anchors a key. Raises YamlError when there is none.
+        ``is_key``: the alias is the node's key (``*name : value``), not its value."""
+        name = _text(self.tree.key_ref(node) if is_key else self.tree.val_ref(node))
         ids = self.anchor_index().get(name, [])
         i = bisect.bisect_left(ids, (node,))
         if i == 0:
@@ -369,11 +449,28 @@ class Doc:
     def key(self, node: int) -> Text:
         if self._verbatim_keys and node in self._verbatim_keys:
             return self._verbatim_keys[node]
+        if self.may_alias and _is_key_ref(self.raw, node):
+            return self._aliased_key(node)
         return _text(_key(self.raw, node))
+
+    def _aliased_key(self, node: int) -> Text:
+        """The text of a key written as an alias (``*name : value``): the scalar it names."""
+        target, on_key = self.alias_target(node, is_key=True)
+        if on_key:
+            return self.key(target)
+        text = self.str(target) if self.is_scalar(target) and not self.tree.is_container(target) else None
+        if text is None:
+            name = _text(self.tree.key_ref(node))
+            raise YamlError(f"the key *{name} is an alias of {self.describe(target)}; a key krmfn reads must be "
+                            "text", lead="")
+        return text
 
     def has_duplicate_keys(self, node: int) -> bool:
         """Whether two entries of map ``node`` have the same key (checked without decoding any)."""
         t = self.raw
+        if self.may_alias or self._verbatim_keys:  # keys whose text is not the tree's: compare the texts
+            keys = [self.key(child) for child in self.children(node)]
+            return len(set(keys)) != len(keys)
         child = _first_child(t, node)
         while child != NONE:
             if _find_child(t, node, _key(t, child)) != child:  # the first entry with that key is another
@@ -517,6 +614,19 @@ class Doc:
 
     # --- fidelity ---------------------------------------------------------------------
 
+    def _set_verbatim(self, node: int, is_key: bool, text: Text) -> None:
+        """Give a scalar the text it really holds: kept here for reading, and written into the
+        tree double-quoted (as a plain scalar, so that the emitter writes it as it is)."""
+        t = self.tree
+        if is_key:
+            t._set_key(node, t.to_arena(dquote(text).encode()))
+            t.set_key_style(node, ryml.KEY_PLAIN)
+            self._verbatim_keys[node] = text
+        else:
+            t._set_val(node, t.to_arena(dquote(text).encode()))
+            t.set_val_style(node, ryml.VAL_PLAIN)
+            self._verbatim[node] = text
+
     def _protect_escapes(self) -> None:
         """Re-render double-quoted scalars the emitter would spoil (see the module doc)."""
         t = self.tree
@@ -526,13 +636,9 @@ class Doc:
             if t.has_key(n) and (t.is_key_dquo(n) or t.is_key_squo(n)):
                 text = _text(t.key(n))
                 if must_escape().search(text) or "\n" in text:  # a line break: written as one line
-                    t._set_key(n, t.to_arena(dquote(text).encode()))
-                    t.set_key_style(n, ryml.KEY_PLAIN)
-                    self._verbatim_keys[n] = text
+                    self._set_verbatim(n, True, text)
             if t.has_val(n) and not t.is_container(n) and t.is_val_dquo(n) and t.val(n) is not None:
                 text = _text(t.val(n))
                 if must_escape().search(text) or text != str(t.val(n), "utf-8", "replace"):
-                    t._set_val(n, t.to_arena(dquote(text).encode()))
-                    t.set_val_style(n, ryml.VAL_PLAIN)
-                    self._verbatim[n] = text
+                    self._set_verbatim(n, False, text)
             stack.extend(ryml.children(t, n))

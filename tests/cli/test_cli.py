@@ -29,7 +29,7 @@ from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.function import run_resource_list
 from krmfn.core.user_specs import parse_field_specs
 from krmfn.document.limits import Limits
-from krmfn.document.tree import Doc
+from krmfn.document.tree import Doc, YamlError
 from krmfn.results import ConfigError, Where
 
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
@@ -191,6 +191,35 @@ def test_stream_error_names_the_document() -> None:
     done = stream.run_stream(f"{SERVICE}---\napiVersion: v1\nkind: ConfigMap\n".encode(), None)
     assert exit_code(done) == 1 and done.stdout == b""
     assert [r.message for r in done.results if r.severity == "error"] == ["document 2 (ConfigMap) has no metadata map"]
+
+
+@pytest.mark.parametrize("marker", ["---\n", "--- "])
+def test_stream_and_file_errors_name_the_line_and_column_in_the_users_text(tmp_path: Path, marker: str) -> None:
+    """A document's error is placed in the stream or file as written, not in the ResourceList it
+    is wrapped into (whose items are two columns in)."""
+    bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - args: [a,\n    x: [\n"
+    text = f"{SERVICE}{marker}{bad}"
+    try:
+        Doc.parse(bad.encode())
+    except YamlError as exc:  # where rapidyaml stops in the document alone
+        line, col = exc.line, exc.col
+    first = SERVICE.count("\n") + (1 if marker == "--- " else 2)
+    where = f"at line {first + line - 1}, column {col + (4 if marker == '--- ' and line == 1 else 0)}"
+    done = stream.run_stream(text.encode(), None)
+    message = [r.message for r in done.results if r.severity == "error"][0]
+    assert where in message, message
+    (tmp_path / "a.yaml").write_text(text)
+    assert where in one_sentence(cli([str(tmp_path / "a.yaml")]), 1)
+
+
+def test_a_flow_list_closed_at_its_keys_indentation_is_read() -> None:
+    """``args: [`` ... ``]`` under the key, as in Argo Workflows' and istio's examples."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    args: [\n"
+           "      \"a\", \"b\"\n    ]\n    envFrom:\n    - configMapRef: {name: app-config}\n")
+    done = stream.run_stream(f"{CONFIGMAP}---\n{pod}".encode(), None)
+    assert exit_code(done) == 0, done.results
+    second = done.stdout.decode().split("---\n")[1]
+    assert second == pod.replace("name: app-config}", f"name: {yaml.safe_load(done.stdout.decode().split('---')[0])['metadata']['name']}}}")
 
 
 def test_stream_limits_apply_to_the_input_as_given() -> None:

@@ -277,3 +277,60 @@ def test_flux_kind_condition_reads_a_quoted_kind_too():
     out = run(resource_list(CM.format(ns="a") + release))
     values = [i for i in yaml.safe_load(out.text)["items"] if i["kind"] == "HelmRelease"][0]["spec"]["valuesFrom"]
     assert values[0]["name"].startswith("app-") and values[1]["name"] == "app"
+
+
+ARGO_SPEC = """\
+  arguments:
+    parameters:
+    - name: message
+      valueFrom:
+        configMapKeyRef: {name: params, key: msg}
+  synchronization:
+    semaphores:
+    - configMapKeyRef: {name: limits, key: workflow}
+    semaphore:
+      configMapKeyRef: {name: limits, key: old}
+  templates:
+  - name: main
+    inputs:
+      parameters:
+      - name: m
+        valueFrom:
+          configMapKeyRef: {name: params, key: m}
+    memoize:
+      key: k
+      cache:
+        configMap: {name: cache}
+    synchronization:
+      semaphores:
+      - configMapKeyRef: {name: limits, key: template}
+      semaphore:
+        configMapKeyRef: {name: limits, key: old}
+    container: {image: busybox}
+"""
+
+
+@pytest.mark.parametrize("kind", ["Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow"])
+def test_argo_workflows_parameters_memoization_and_semaphores(kind):
+    """Argo Workflows names ConfigMaps outside containers and volumes too: workflow arguments and
+    template inputs read from one, a template's memoization cache, semaphores (workflow and
+    template level). All rewritten, in all four kinds, with no warning."""
+    cms = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: {n}}}\n  data: {{k: {n}}}\n"
+                  for n in ("params", "limits", "cache"))
+    spec = ARGO_SPEC.replace("\n", "\n  ") if kind == "CronWorkflow" else ARGO_SPEC
+    head = "  spec:\n    schedule: '* * * * *'\n    workflowSpec:\n  " if kind == "CronWorkflow" else "  spec:\n"
+    item = f"- apiVersion: argoproj.io/v1alpha1\n  kind: {kind}\n  metadata: {{name: wf}}\n{head}"
+    item += "".join("  " + line + "\n" if line else "\n" for line in spec.rstrip("\n").split("\n"))
+    fc = "functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {select: all}}\n"
+    out = run(resource_list(cms + item) + fc)
+    assert [r for r in out.results if r.severity != "info"] == []
+    docs = yaml.safe_load(out.text)["items"]
+    names = {d["data"]["k"]: d["metadata"]["name"] for d in docs[:3]}
+    wf = docs[3]["spec"]["workflowSpec"] if kind == "CronWorkflow" else docs[3]["spec"]
+    template = wf["templates"][0]
+    assert wf["arguments"]["parameters"][0]["valueFrom"]["configMapKeyRef"]["name"] == names["params"]
+    assert template["inputs"]["parameters"][0]["valueFrom"]["configMapKeyRef"]["name"] == names["params"]
+    assert template["memoize"]["cache"]["configMap"]["name"] == names["cache"]
+    for sync in (wf["synchronization"], template["synchronization"]):
+        assert sync["semaphores"][0]["configMapKeyRef"]["name"] == names["limits"]
+        assert sync["semaphore"]["configMapKeyRef"]["name"] == names["limits"]

@@ -292,6 +292,25 @@ def test_editing_data_of_a_hashed_configmap_renames_from_the_original_and_refere
     assert set(names_in_pod_spec(dep["spec"]["template"]["spec"])) == {f"app-{suffix_of('two')}"}
 
 
+def test_a_name_already_ending_in_its_own_suffix_is_not_suffixed_again():
+    """``kubectl kustomize . | krmfn --stream --select all``: kustomize's generator named the
+    ConfigMap by its content already. The name stays; the object is made immutable and records
+    its family like any hashed one, so that a data edit re-suffixes from the original name."""
+    hashed = f"app-{suffix_of('one')}"
+    first = run(resource_list(cm(name=hashed) + workload("apps/v1", "Deployment", ref=hashed)))
+    assert exit_code(first) == 0, first.results
+    objs = items_by_name(first)
+    assert ("ConfigMap", hashed) in objs, list(objs)
+    made = objs[("ConfigMap", hashed)]
+    assert made["immutable"] is True and made["metadata"]["annotations"]["krmfn.dev/original-name"] == "app"
+    assert set(names_in_pod_spec(objs[("Deployment", "w")]["spec"]["template"]["spec"])) == {hashed}
+    assert run(first.text).text == first.text
+    edited = run(first.text.replace("key: one", "key: two"))
+    assert ("ConfigMap", f"app-{suffix_of('two')}") in items_by_name(edited)
+    stale = f"app-{suffix_of('two')}"  # ends in a suffix, but not this content's: suffixed as any name
+    assert ("ConfigMap", f"{stale}-{suffix_of('one')}") in items_by_name(run(resource_list(cm(name=stale))))
+
+
 def test_references_to_an_older_hashed_name_follow_the_family():
     items = cm(value="two") + workload("apps/v1", "Deployment", ref=f"app-{suffix_of('one')}")
     out = run(resource_list(items))

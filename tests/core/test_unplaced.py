@@ -118,7 +118,10 @@ def test_the_namespace_rules_of_references_apply():
     assert warnings("ref: {configMapRef: {name: app}}", namespace="elsewhere") == []
 
 
-def test_known_kinds_metadata_and_non_string_names_are_not_searched():
+def test_known_kinds_are_searched_outside_the_tables_paths():
+    """A Deployment's ``extra.configMapRef`` is no path krmfn rewrites: a warning, with the field
+    spec; the references it rewrites are not warned about, and the ConfigMap is not also said to
+    be referenced by nothing when only such a field names it."""
     deployment = CM + """\
 - apiVersion: apps/v1
   kind: Deployment
@@ -130,7 +133,16 @@ def test_known_kinds_metadata_and_non_string_names_are_not_searched():
         extra: {configMapRef: {name: app}}
 """
     out = run(resource_list(deployment))
-    assert [r for r in out.results if r.severity == "warning"] == []
+    found = [r for r in out.results if r.severity == "warning"]
+    assert [r.field_path for r in found] == ["spec.template.spec.extra.configMapRef.name"]
+    assert "does not rewrite this field of Deployment (apps)" in found[0].message
+    only = CM + widget("extra: {configMapRef: {name: app}}")
+    results = run(resource_list(only)).results
+    assert [r.severity for r in results if "is now" in r.message] == ["info"]
+    assert not any("nothing in the input references it" in r.message for r in results)
+
+
+def test_metadata_and_non_string_names_are_not_searched():
     owned = """
         replicas: 1
         """

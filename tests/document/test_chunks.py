@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from krmfn.document import chunks
+from krmfn.document.envelope import cut
 
 KPT_STYLE = b"""\
 # leading comment
@@ -53,18 +54,44 @@ def test_indented_items_split_at_their_own_column():
     assert s.indent == 2 and s.items == [b"  - a: 1\n    b:\n      - x\n", b"  - c: 2\n"]
 
 
-@pytest.mark.parametrize("text", [
-    b"---\napiVersion: v1\nitems:\n- a: 1\n",               # document marker
-    b"apiVersion: v1\nitems: [{a: 1}]\n",                   # flow items
-    b'"apiVersion": v1\nitems:\n- a: 1\n',                 # quoted key
-    b"apiVersion: v1\r\nitems:\r\n- a: 1\r\n",              # CRLF
-    b"apiVersion: v1\nitems:\n  - a: 1\n - b: 2\n",         # broken indentation
-    b"apiVersion: v1\nitems:\n- a: 1\n  b: 2\n\tc: 3\n",    # tab
-    b"apiVersion: v1\nitems:\n- a: 1\nitems:\n- b: 2\n",    # duplicate key
-    b"apiVersion: v1\nitems:\n- a: 1\n-\n  b: 2\n",          # an entry on the line after its dash
+@pytest.mark.parametrize(("text", "items"), [
+    (b"---\napiVersion: v1\nitems:\n- a: 1\n", [b"- a: 1\n"]),                         # document marker
+    (b"%YAML 1.2\n---\napiVersion: v1\nitems:\n- a: 1\n...\n# end\n", [b"- a: 1\n"]),  # directive, end marker
+    (b'"apiVersion": v1\n\'items\':\n- a: 1\n', [b"- a: 1\n"]),                      # quoted keys
+    (b"apiVersion: v1\nitems:\n- a: 1\n-\n  b: 2\n", [b"- a: 1\n", b"-\n  b: 2\n"]),    # an entry after its dash
+    (b"apiVersion: v1\nitems:\n- a: |\n    x\t\n  \t\n    \ty\n", [b"- a: |\n    x\t\n  \t\n    \ty\n"]),  # tabs
+    (b"apiVersion: v1\nitems: [{a: 1}, {b: [2, 3]}]\n", [b"- {a: 1}\n", b"- {b: [2, 3]}\n"]),  # flow items
+    (b"apiVersion: v1\nitems: # the items\n  [{a: 1},\n   {b: 2}]\nkind: K\n", [b"- {a: 1}\n", b"- {b: 2}\n"]),
+    # flow YAML that is no JSON: the fast cut fails, the careful one is used
+    (b"apiVersion: v1\nitems: [{k: 'a]'}, {k: it's, # a ]\n  x: y}]\n", [b"- {k: 'a]'}\n", b"- {k: it's, # a ]\n  x: y}\n"]),
 ])
-def test_anything_unusual_is_left_to_the_full_parser(text):
-    assert chunks.split(text) is None
+def test_every_shape_is_cut_into_the_items_own_texts(text, items):
+    s = cut(text)
+    assert s.items == items
+    assert [b.key for b in s.blocks][:2] == ["apiVersion", "items"]
+
+
+def test_a_json_document_becomes_block_lines_around_its_items_own_texts():
+    text = (b'{\n  "apiVersion": "config.kubernetes.io/v1",\n  "items": [\n    {\n      "kind": "A",\n'
+            b'      "n": [1,\n2]\n    },\n    {"kind": "B"}\n  ],\n  "functionConfig": {"x": "}"}\n}\n')
+    s = cut(text)
+    assert s.by_tokenizer and s.items == [b'- {\n      "kind": "A",\n      "n": [1,\n 2]\n    }\n', b'- {"kind": "B"}\n']
+    assert b"".join(chunks.assemble(s, s.items, b"")) == (
+        b'"apiVersion": "config.kubernetes.io/v1"\n"items":\n' + b"".join(s.items) + b'"functionConfig": {"x": "}"}\n')
+    assert [(o.line, o.first_column) for o in s.origins] == [(4, 2), (9, 2)]
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    (b"apiVersion: v1\nitems:\n  - a: 1\n - b: 2\n", "less indented"),
+    (b"apiVersion: v1\nitems:\n- a: 1\n  b: 2\n\tc: 3\n", "tab at the start"),
+    (b"apiVersion: v1\nitems:\n- a: 1\nitems:\n- b: 2\n", "twice"),
+    (b"apiVersion: v1\nitems: x\n", "not a list"),
+    (b"apiVersion: v1\n---\nkind: x\n", "second YAML document"),
+    (b"? apiVersion\n: v1\n", "not a plain"),
+])
+def test_what_cannot_be_cut_for_certain_is_refused_saying_where(text, where):
+    with pytest.raises(chunks.SplitError, match=where):
+        cut(text)
 
 
 def test_indent_item_leaves_blank_lines_empty():

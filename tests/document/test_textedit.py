@@ -42,7 +42,7 @@ def test_a_removal_that_is_not_whole_lines_there_is_refused(edit):
     (11, "old", 'n"w'),           # the quote inside double quotes
     (20, "old", "n\\w"),          # a backslash inside quotes
     (5, "", "x: y\n"),            # an insertion that is not at a line start
-    (7, "", "x: y"),              # inserted lines must end with a newline
+    (7, "", "x: y\nz"),           # inserted lines must end with a newline
     (None, "old", "new"),         # no offset: the tree's text is not in the source
 ])
 def test_what_cannot_be_edited_in_the_text_is_refused(edit):
@@ -81,9 +81,32 @@ def test_a_changed_value_is_replaced_and_an_equal_one_left_alone():
     assert _map_edits(META, "labels", {"tier": "web"}) == META
 
 
-@pytest.mark.parametrize("text", [b"metadata:\n  name: app\n  labels: {tier: web}\n",  # a flow map
-                                  b"metadata:\n  name: app\n  labels:\n    note: |\n      two\n      lines\n"])
-def test_what_a_line_cannot_be_added_to_is_refused(text):
+@pytest.mark.parametrize(("text", "want"), [
+    (b"metadata:\n  name: app\n  labels: {tier: web}\n",  # a flow map keeps its style
+     b"metadata:\n  name: app\n  labels: {tier: web, krmfn.dev/family: app}\n"),
+    (b"metadata:\n  name: app\n  labels:\n    {}\n",  # Helm's toYaml of an empty map
+     b"metadata:\n  name: app\n  labels:\n    {krmfn.dev/family: app}\n"),
+    (b'metadata:\n  name: app\n  labels:\n    "app.kubernetes.io/name": x  # quoted\n',  # a quoted last key
+     b'metadata:\n  name: app\n  labels:\n    "app.kubernetes.io/name": x  # quoted\n    krmfn.dev/family: app\n'),
+    (b"metadata:\n  name: app\n  labels:\n    note: |\n      two\n\n      lines\n# end\n",  # a block scalar last
+     b"metadata:\n  name: app\n  labels:\n    note: |\n      two\n\n      lines\n    krmfn.dev/family: app\n# end\n"),
+    (b'metadata: {"name": "app", "labels": {}}\n',  # JSON stays JSON-like
+     b'metadata: {"name": "app", "labels": {"krmfn.dev/family": "app"}}\n'),
+])
+def test_entries_are_added_to_block_and_flow_maps_in_their_own_style(text, want):
+    assert _map_edits(text, "labels", {"krmfn.dev/family": "app"}) == want
+
+
+def test_a_missing_map_goes_into_a_flow_parent():
+    text = b'metadata: {"name": "app"}\n'
+    assert _map_edits(text, "labels", {"a": "b"}) == b'metadata: {"name": "app", "labels": {"a": "b"}}\n'
+
+
+@pytest.mark.parametrize("text", [
+    b"metadata:\n  name: app\n  labels:\n",  # null
+    b"metadata:\n  name: app\n  labels: !!map {a: b}\n",  # a tag before the flow map
+])
+def test_what_cannot_be_edited_plainly_is_refused(text):
     assert _map_edits(text, "labels", {"krmfn.dev/family": "app"}) is None
 
 
@@ -92,3 +115,8 @@ def test_content_end_stops_before_comments_about_the_next_item():
     assert item[:content_end(item, 2)] == b"- kind: ConfigMap\n  data:\n    s: |\n      # part of the script\n\n"
     assert content_end(b"- a: 1\n  # indented as a key: trailing\n", 2) == len(b"- a: 1\n")
     assert content_end(b"- a: 1\n", 2) == len(b"- a: 1\n")
+
+
+def test_an_inline_insertion_must_stay_on_its_line():
+    assert splice(b"a: {x: 1}\n", [(8, "", ", y: 2")]) == b"a: {x: 1, y: 2}\n"
+    assert splice(b"a: {x: 1}\n", [(8, "", ", y: 2\n")]) is None

