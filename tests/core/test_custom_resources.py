@@ -6,11 +6,8 @@ regenerated golden cannot quietly accept a wrong rewrite.
 """
 
 from __future__ import annotations
-from tooling import REPO
+from tooling import REPO, check_golden, golden_examples
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -19,24 +16,12 @@ from conftest import resource_list, run
 from krmfn.core.table import BUILTIN, NOTICES, POD_SPEC_KINDS
 
 EXAMPLES = REPO / "examples" / "custom-resources"
-NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "input.yaml").exists())
-SCRIPT = Path(sys.executable).parent / "krmfn"
-KRMFN = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "krmfn"]
-
-
-def krmfn(data: bytes) -> subprocess.CompletedProcess:
-    """The installed command, as the README runs it (``.venv/bin/krmfn < input.yaml``)."""
-    return subprocess.run(KRMFN, input=data, capture_output=True, timeout=60)
+NAMES = golden_examples(EXAMPLES)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_golden_output_and_idempotence(name):
-    expected = (EXAMPLES / name / "expected-output.yaml").read_bytes()
-    out = krmfn((EXAMPLES / name / "input.yaml").read_bytes())
-    assert out.returncode == 0, out.stderr.decode()
-    assert out.stdout == expected, f"regenerate with: .venv/bin/krmfn < {name}/input.yaml > {name}/expected-output.yaml"
-    again = krmfn(expected)
-    assert again.returncode == 0 and again.stdout == expected
+    check_golden(EXAMPLES / name)
 
 
 def _items(name: str, which: str = "expected-output") -> list[dict]:

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
-from tooling import REPO
+from tooling import REPO, check_golden, golden_examples
 
 EXAMPLES = REPO / "examples" / "opt-in"
-NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "input.yaml").exists())
-SCRIPT = Path(sys.executable).parent / "krmfn"
-KRMFN = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "krmfn"]
-
-
-def krmfn(data: bytes) -> subprocess.CompletedProcess:
-    return subprocess.run(KRMFN, input=data, capture_output=True, timeout=60)
+NAMES = golden_examples(EXAMPLES)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_golden_output_and_idempotence(name):
-    expected = (EXAMPLES / name / "expected-output.yaml").read_bytes()
-    out = krmfn((EXAMPLES / name / "input.yaml").read_bytes())
-    assert out.returncode == 0, out.stderr.decode()
-    assert out.stdout == expected, f"regenerate with: .venv/bin/krmfn < {name}/input.yaml > {name}/expected-output.yaml"
-    again = krmfn(expected)
-    assert again.returncode == 0 and again.stdout == expected
+    check_golden(EXAMPLES / name)
 
 
 def load(name: str) -> tuple[dict[str, dict], list[dict]]:
