@@ -20,6 +20,7 @@ is read again from the source as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import ryml
 
@@ -135,26 +136,10 @@ def _scalars(tree: ryml.Tree) -> list[tuple[int, bool, str, memoryview]]:
     return out
 
 
-def _verbatim_end(text: bytes, parsed: bytes, start: int) -> int:
-    """Where a plain or block scalar whose text is ``text`` ends in ``parsed``, the text it was
-    read from: after the character that gives its text's last non-white character (such scalars
-    have no escapes: every other character is copied as it is; only white space is dropped or folded)."""
-    pos, end = start, len(parsed)
-    for byte in text:
-        if byte in _WHITE:
-            continue
-        while pos < end and parsed[pos] in _WHITE:
-            pos += 1
-        if pos >= end or parsed[pos] != byte:
-            raise Misread("a scalar whose text does not follow its source", start)
-        pos += 1
-    return pos
-
-
-def _unsubstitute(text: bytes, parsed: bytes, source: bytes, start: int) -> bytes:
-    """A plain or block scalar's text with each character that :func:`for_parsing` changed
-    (an ``_`` of ``\\_``) given back as it was written (``L`` or ``P``)."""
-    out = bytearray(text)
+def _aligned(text: bytes, parsed: bytes, start: int) -> Iterator[tuple[int, int]]:
+    """``(i, pos)`` for each non-white character ``text[i]`` of a plain or block scalar and where it
+    stands in ``parsed``, the text it was read from (such scalars have no escapes: every other
+    character is copied as it is; only white space is dropped or folded)."""
     pos, end = start, len(parsed)
     for i, byte in enumerate(text):
         if byte in _WHITE:
@@ -163,8 +148,25 @@ def _unsubstitute(text: bytes, parsed: bytes, source: bytes, start: int) -> byte
             pos += 1
         if pos >= end or parsed[pos] != byte:
             raise Misread("a scalar whose text does not follow its source", start)
-        out[i] = source[pos]
+        yield i, pos
         pos += 1
+
+
+def _verbatim_end(text: bytes, parsed: bytes, start: int) -> int:
+    """Where a plain or block scalar whose text is ``text`` ends in ``parsed``: after the character
+    that gives its text's last non-white character."""
+    end = start
+    for _, pos in _aligned(text, parsed, start):
+        end = pos + 1
+    return end
+
+
+def _unsubstitute(text: bytes, parsed: bytes, source: bytes, start: int) -> bytes:
+    """A plain or block scalar's text with each character that :func:`for_parsing` changed
+    (an ``_`` of ``\\_``) given back as it was written (``L`` or ``P``)."""
+    out = bytearray(text)
+    for i, pos in _aligned(text, parsed, start):
+        out[i] = source[pos]
     return bytes(out)
 
 
