@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from krmfn.cli.stream import Stream, TextForm, body_origins, check_text, run_documents, split
+from krmfn.cli.stream import Stream, TextForm, body_origins, check_directives, check_text, run_documents, split
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
@@ -91,6 +91,9 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
         form = TextForm.of(source.text)
         plain = form.plain(source.text)
         stream = split(plain)
+        problem = check_directives(plain, stream)
+        if problem is not None:
+            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
         if not source.explicit and not looks_like_resources(stream):
             skipped.append(source.path)
             continue

@@ -229,6 +229,9 @@ def run_stream(data: bytes, function_config: dict[str, object] | None, limits: L
     form = TextForm.of(data)
     plain = form.plain(data)
     stream = split(plain)
+    problem = check_directives(plain, stream)
+    if problem is not None:
+        return StreamOutcome(b"", [problem])
     bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream))
     if bodies is None:
         return StreamOutcome(b"", results)
@@ -255,6 +258,24 @@ class TextForm:
     def restore(self, data: bytes) -> bytes:
         data = data.replace(b"\n", b"\r\n") if self.crlf else data
         return _BOM + data if self.bom else data
+
+
+def check_directives(text: bytes, stream: Stream) -> Result | None:
+    """A stream's directives, which krmfn keeps in the gaps and does not pass to each document:
+    valid where the whole stream parses (two ``%YAML`` in one document, a directive without its
+    ``---``, are errors), and no ``%TAG``, whose handles would read differently apart."""
+    lines = [line for gap in stream.gaps for line in gap.splitlines() if line.startswith(b"%")]
+    if not lines:
+        return None
+    try:
+        Doc.parse(text)
+    except KrmfnError as exc:
+        return exc.results[0]
+    if any(not line.startswith(b"%YAML") for line in lines):
+        return Result("a %TAG or reserved directive: krmfn reads each document of a stream apart from "
+                      "the stream's directives, so its tags would read differently; resolve the tags "
+                      "in the documents", "error")
+    return None
 
 
 def check_text(data: bytes, limits: Limits) -> Result | None:

@@ -169,15 +169,30 @@ def _body_start(data: bytes) -> tuple[int, bool]:
     and whether it starts on the ``---`` line itself (``--- {...}``)."""
     pos = 0
     end = len(data)
+    directives = 0
+    marked = False  # past a '---': a directive here would start a second document
     while pos < end:
         nl = data.find(b"\n", pos)
         line = data[pos:nl if nl >= 0 else end]
         bare = line.strip(_WHITE)
-        if not bare or bare.startswith(b"#") or line.startswith(b"%"):
+        if line.startswith(b"%"):
+            # One %YAML line is common; two, a %TAG (whose handles would change how each item
+            # reads) or a reserved directive go to the whole-document parse, which names the error.
+            directives += 1
+            if marked or directives > 1 or not line.startswith((b"%YAML ", b"%YAML\t")):
+                raise SplitError("a directive other than one %YAML line", pos)
+            pos = nl + 1 if nl >= 0 else end
+            continue
+        if not bare or bare.startswith(b"#"):
             pos = nl + 1 if nl >= 0 else end
             continue
         marker = MARKER.match(line) if line.startswith((b"---", b"...")) else None
+        if directives and not (marker and marker.group(1) == b"---"):
+            raise SplitError("a directive not followed by '---'", pos)
         if marker and marker.group(1) == b"---":
+            if marked:
+                raise SplitError("a second '---' before any content", pos)
+            directives, marked = 0, True  # a directive ends at its document's '---'
             if marker.group(2) is not None:  # nothing after it but a comment
                 pos = nl + 1 if nl >= 0 else end
                 continue

@@ -187,6 +187,24 @@ def test_stream_empty_and_comment_only() -> None:
     assert stream.run_stream(text, None).stdout == text
 
 
+@pytest.mark.parametrize("text, fragment", [
+    (f"%YAML 1.2\n%YAML 1.2\n---\n{SERVICE}", "multiple %YAML directives at line 2"),
+    (f"%TAG !e! tag:example.com,2000:\n---\n{SERVICE}", "%TAG"),
+    (f"{SERVICE}---\n%YAML 1.2\n---\n{SERVICE}", "document footer"),
+])
+def test_stream_directives_that_would_read_differently_apart_are_refused(text: str, fragment: str,
+                                                                          tmp_path: Path) -> None:
+    """krmfn keeps a stream's directives in the gaps and reads each document apart: where that would
+    read differently (a %TAG), or the stream is not valid YAML, it says so instead of writing it back."""
+    done = stream.run_stream(text.encode(), None)
+    assert exit_code(done) == 1 and done.stdout == b""
+    assert fragment in done.results[0].message
+    (tmp_path / "a.yaml").write_text(text)
+    assert fragment in one_sentence(cli([str(tmp_path / "a.yaml")]), 1)
+    good = f"%YAML 1.2\n---\n{SERVICE}...\n%YAML 1.2\n---\n{SERVICE}"
+    assert stream.run_stream(good.encode(), None).stdout == good.encode()
+
+
 def test_stream_error_names_the_document() -> None:
     done = stream.run_stream(f"{SERVICE}---\napiVersion: v1\nkind: ConfigMap\n".encode(), None)
     assert exit_code(done) == 1 and done.stdout == b""
