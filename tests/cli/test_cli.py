@@ -459,10 +459,11 @@ def test_version() -> None:
 
 
 def test_help_and_readme_give_the_same_exit_status() -> None:
+    """--help and the options reference (docs/options.md, the command line) give the same exit status."""
     from krmfn.cli.modes import EXIT_STATUS
 
     assert EXIT_STATUS in out(cli(["--help"]))
-    assert f"```text\n{EXIT_STATUS}```" in (REPO / "README.md").read_text()
+    assert f"```text\n{EXIT_STATUS}```" in (REPO / "docs" / "options.md").read_text()
 
 
 def test_resource_list_mode_is_unchanged() -> None:

@@ -151,8 +151,8 @@ def test_helm4_input(tmp_path: Path) -> None:
 # --- getting helm, as the README says --------------------------------------------------------
 
 def test_the_readme_gets_helm(tmp_path: Path) -> None:
-    """The README's helm 3 command, as written, in an empty home: ~/.local/bin/helm, helm v3.17.2."""
-    readme = (REPO / "README.md").read_text()
+    """docs/helm.md's helm 3 command, as written, in an empty home: ~/.local/bin/helm, helm v3.17.2."""
+    readme = (REPO / "docs" / "helm.md").read_text()
     block = readme[readme.index("<!-- helm -->\n```sh\n") + len("<!-- helm -->\n```sh\n"):]
     lines = block[:block.index("```")].splitlines()
     assert [line.split()[2:4] for line in lines] == [["3", "~/.local/bin"], ["4", "~/.local/helm4"]]
