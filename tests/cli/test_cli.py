@@ -376,7 +376,7 @@ def test_in_place_writes_only_what_changes(tree: Path) -> None:
 
 
 def test_how_to_stop_using_krmfn_after_in_place_runs(tree: Path) -> None:
-    """The README's way out: "false" on what -i renamed, one more -i run, and the files are the
+    """The way out docs/migration.md gives: "false" on what -i renamed, one more -i run, and the files are the
     user's own again (but the "false"), every reference back on the original name."""
     original = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
     assert cli(["-i", str(tree)]).returncode == 0

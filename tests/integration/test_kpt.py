@@ -8,7 +8,7 @@ and both runs must match: the second run changes nothing.
 Also: the repository's top-level Kptfile renders the example package from the repository's
 top, a user's comments, key order and scalar styles survive a render, every function
 configuration is local config (kpt live's rule leaves it out of what is applied), and the
-README's render commands leave the clone as it was.
+render commands of docs/kpt.md leave the clone as it was.
 """
 
 from __future__ import annotations
