@@ -1,4 +1,4 @@
-# The documented entry points (README: Install, With kpt). Each is one script under
+# The documented entry points (docs/install.md: the wheelhouse, the container image). Each is one script under
 # .ci/, which says what it does and what it needs; CI and the tests run the same scripts.
 
 PYTHON ?= python3

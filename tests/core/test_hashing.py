@@ -1,4 +1,4 @@
-"""The suffix must be byte-identical to kustomize's configMapGenerator (FIELD-NOTES §1)."""
+"""The suffix must be byte-identical to kustomize's configMapGenerator (api/hasher in kustomize)."""
 
 import hashlib
 import json

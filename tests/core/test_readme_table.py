@@ -1,4 +1,5 @@
-"""The README's table of kinds and paths is generated from the reference table: they cannot drift."""
+"""The docs' table of kinds and paths (docs/references.md) is generated from the reference table:
+they cannot drift."""
 
 from __future__ import annotations
 from tooling import REPO
@@ -10,7 +11,7 @@ from pathlib import Path
 from krmfn.core.table import BUILTIN
 from krmfn.core.table_docs import markdown_table
 
-README = REPO / "README.md"
+README = REPO / "docs" / "references.md"
 START, END = "<!-- reference-table:start -->\n", "<!-- reference-table:end -->"
 
 
@@ -21,13 +22,13 @@ def readme_table() -> str:
 
 def test_readme_table_is_the_generated_one():
     assert readme_table() == markdown_table(), (
-        "README.md's reference table is out of date: paste the output of `python -m krmfn.core.table_docs` "
+        "docs/references.md's reference table is out of date: paste the output of `python -m krmfn.core.table_docs` "
         "between the reference-table markers")
 
 
 def test_python_m_krmfn_core_table_docs_prints_it():
     out = subprocess.run([sys.executable, "-m", "krmfn.core.table_docs"], capture_output=True, text=True, check=True,
-                         cwd=README.parent)
+                         cwd=REPO)
     assert out.stdout == markdown_table() and out.stderr == ""
 
 

@@ -1,4 +1,4 @@
-"""Retention annotations and the family label, through the whole function (FIELD-NOTES §4).
+"""Retention annotations and the family label, through the whole function (docs/gc.md lists them).
 
 Each target must add exactly the annotations its tool honours, merge with what the user
 wrote, stay deterministic and idempotent, and every hashed ConfigMap must carry a valid

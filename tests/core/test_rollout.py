@@ -1,5 +1,5 @@
 """What each change does to its referrers: one result per referrer of a renamed object, with the
-field that decides it (FIELD-NOTES §10)."""
+field that decides it (docs/rollouts.md has the table)."""
 
 from __future__ import annotations
 

@@ -264,9 +264,9 @@ def test_kustomize_container_function(docker: str, image: str, tmp_path: Path) -
 
 
 def test_the_readme_builds_and_runs_the_image_as_tested(docker: str, image: str) -> None:  # noqa: F811
-    """The README's image block: `make image` is what the fixture ran; its `docker run` line, run as
-    written from the repository's top, prints the quick start's output."""
-    readme = (REPO / "README.md").read_text()
+    """docs/install.md's image block: `make image` is what the fixture ran; its `docker run` line, run
+    as written from the repository's top, prints the quick start's output."""
+    readme = (REPO / "docs" / "install.md").read_text()
     block = readme[readme.index("<!-- image -->\n```sh\n") + len("<!-- image -->\n```sh\n"):]
     block = block[:block.index("```")]
     build, run_line = (line.split("#")[0].strip() for line in block.splitlines())

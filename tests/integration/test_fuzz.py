@@ -259,7 +259,8 @@ def go_json_string(text: str) -> str:
 
 
 def reference_suffix(data: dict[str, str] | None, binary: dict[str, str] | None) -> str:
-    """kustomize's hasher, from FIELD-NOTES section 1, independently of krmfn.hashing."""
+    """kustomize's hasher (api/hasher: sha256 of the Go-JSON encoding, its first 10 hex digits with 0, 1,
+    3, a and e written g, h, k, m and t), written again here independently of krmfn.hashing."""
     def go_map(m):
         return "{" + ",".join(f"{go_json_string(k)}:{go_json_string(m[k])}"
                               for k in sorted(m, key=lambda k: k.encode("utf-8"))) + "}"

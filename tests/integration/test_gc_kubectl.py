@@ -1,6 +1,6 @@
 """`krmfn gc` through the real kubectl binary, against a stub HTTP API server.
 
-No Kubernetes API server can be installed here (FIELD-NOTES §5). This stub speaks just
+No Kubernetes API server can be installed here. This stub speaks just
 enough of the API for kubectl: legacy discovery (/api, /apis, the group versions), lists
 with a label selector, and DELETE with a DeleteOptions body whose preconditions it checks
 as the API server does (409 Conflict, 404 NotFound). It shows that kubectl accepts the

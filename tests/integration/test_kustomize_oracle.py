@@ -181,9 +181,10 @@ def test_generated_literals_agree_with_kustomize(tmp_path_factory, data):
 
 
 def test_kustomize_output_keeps_its_names_through_krmfn(tmp_path):
-    """The README's Flux step, ``kubectl kustomize . | krmfn --stream --select all``: the generator's
-    names already end in their own suffix and are kept (no ``app-h29d89cmmt-h29d89cmmt``), and a
-    second run changes nothing."""
+    """A kustomize build piped through krmfn, as docs/flux.md's render step does, here
+    ``kubectl kustomize . | krmfn --stream --select all``: the generator's names already end in
+    their own suffix and are kept (no ``app-h29d89cmmt-h29d89cmmt``), and a second run changes
+    nothing."""
     import sys
 
     (tmp_path / "deployment.yaml").write_text(DEPLOYMENT)

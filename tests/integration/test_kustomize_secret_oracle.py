@@ -20,7 +20,8 @@ from ruamel.yaml import YAML
 KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kustomize oracle) is not on PATH")
 
-# Every place kustomize's namereference.go rewrites a Secret's name (FIELD-NOTES §7).
+# Every place kustomize's nameReference configuration (api/konfig/builtinpluginconsts/namereference.go)
+# rewrites a Secret's name.
 REFERRERS = """\
 apiVersion: apps/v1
 kind: Deployment
