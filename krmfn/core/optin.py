@@ -30,7 +30,7 @@ RELOADER_IGNORE = f"{RELOADER}/ignore"  # on an object: Reloader leaves it alone
 RELOADER_MATCH = f"{RELOADER}/match"  # on an object: found by a workload's search mark
 AUTORELOAD = "autoreloader.thaum.xyz/configmap"
 
-# Reloader's marks on a workload's metadata (stakater/Reloader README; FIELD-NOTES §8):
+# Reloader's marks on a workload's metadata (stakater/Reloader README):
 # annotation -> the kinds of the objects it reaches among those the workload references.
 RELOADER_AUTO = {
     f"{RELOADER}/auto": ("ConfigMap", "Secret"),

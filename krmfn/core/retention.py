@@ -6,7 +6,7 @@
   family (``-l krmfn.dev/family=<value>``; with the namespace, a family). Label values hold 63
   characters, so long names are shortened with a hash of the full name;
 - retention annotations ask Helm, Flux, Argo CD or kpt/Config Sync not to prune old versions
-  (FIELD-NOTES §4); ``krmfn gc`` prunes them later.
+  (each tool's documented annotation: docs/gc.md); ``krmfn gc`` prunes them later.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What a new pod template does to each kind of referrer, as Kubernetes runs it (FIELD-NOTES §10).
+"""What a new pod template does to each kind of referrer, as Kubernetes runs it (the Kubernetes
+docs on Deployment strategies, DaemonSet and StatefulSet update strategies, and Pod and Job immutability).
 
 A reviewer reads "ConfigMap api-config is now api-config-t2kh9f5hmh" and still has to know
 what applying it does: a rolling update, an outage (``Recreate``), nothing until pods are

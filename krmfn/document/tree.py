@@ -187,6 +187,8 @@ class Doc:
         Scalars rapidyaml misreads are read again from their source (document.mend), and a
         misread it cannot mend raises YamlError with its line and column.
         """
+        if data[:3] == b"\xef\xbb\xbf":  # a BOM is no content, and rapidyaml misreads the block lists after one
+            data = data[3:]
         # Each pattern only where its first character occurs at all (a byte search is far cheaper).
         # ``find``, not ``in``: ``bytes in bytes`` first tries the operand as an integer, and
         # formats the TypeError it then drops (a few thousand instructions a test, per item).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from krmfn.document.data import to_data
 from krmfn.document import native
 from krmfn.document.native import buffer_address, view_address
 from krmfn.document.tree import Doc
@@ -38,3 +39,12 @@ def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
 def test_duplicate_keys_are_found_however_they_are_written(text, duplicate):
     doc = Doc.parse(bytearray(text))
     assert doc.has_duplicate_keys(doc.root) is duplicate
+
+
+def test_a_byte_order_mark_is_not_content():
+    """rapidyaml 0.15.2 misreads a block list of maps after a BOM ("multiline scalars cannot be used as
+    implicit keys"); found by the fuzz test reading krmfn's BOM-kept output back. A BOM is dropped first."""
+    text = b"a: 1\nb:\n- c: 1\n  d: 2\n"
+    for data in (b"\xef\xbb\xbf" + text, bytearray(b"\xef\xbb\xbf" + text)):
+        doc = Doc.parse(data)
+        assert to_data(doc, doc.root) == {"a": "1", "b": [{"c": "1", "d": "2"}]}
