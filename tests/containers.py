@@ -9,9 +9,11 @@ daemon or a buildable image the tests skip, saying why; with ``KRMFN_REQUIRE_CON
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,10 +69,14 @@ def image(docker: str) -> str:
     make = shutil.which("make")
     if make is None:
         _unavailable("make is not installed (apt-get install make); the image is built with `make image`")
-    before = leftovers(docker)
-    built = subprocess.run([make, "-s", "image"], cwd=REPO, capture_output=True, text=True, timeout=1200)
-    if built.returncode != 0:
-        _unavailable(f"`make image` failed:\n{_tail(built.stdout + built.stderr)}")
-    assert built.stdout.strip().splitlines()[-1] == IMAGE, built.stdout
-    assert leftovers(docker) <= before, "make image left the builder stage's image behind"
+    # One build at a time: pytest-xdist's workers each run this fixture, and two builds would
+    # share dist/wheels/ (one clearing what the other installs from).
+    with open(Path(tempfile.gettempdir()) / f"krmfn-make-image-{os.getuid()}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        before = leftovers(docker)
+        built = subprocess.run([make, "-s", "image"], cwd=REPO, capture_output=True, text=True, timeout=1200)
+        if built.returncode != 0:
+            _unavailable(f"`make image` failed:\n{_tail(built.stdout + built.stderr)}")
+        assert built.stdout.strip().splitlines()[-1] == IMAGE, built.stdout
+        assert leftovers(docker) <= before, "make image left the builder stage's image behind"
     return IMAGE

@@ -8,7 +8,7 @@ suffix), ambiguity and ``suffixJobs`` are settled here, and every problem raises
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
@@ -162,4 +162,13 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "references it: a workload that names it elsewhere will not follow"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
-    return Plan(index.hashed_of, rewrites, results, renames, templates)
+    return Plan(index.hashed_of, rewrites, _named_as_written(results, scanned.hashed), renames, templates)
+
+
+def _named_as_written(results: list[Result], hashed: list[Hashed]) -> list[Result]:
+    """Results about an object krmfn renames name it as the output does, wherever in the run they
+    were made: kpt shows them beside that object, and a re-run gives the same results."""
+    moved = {h.res.ref: replace(h.res.ref, name=h.new_name) for h in hashed if h.new_name != h.res.name}
+    if not moved:
+        return results
+    return [replace(r, resource=moved[r.resource]) if r.resource in moved else r for r in results]

@@ -313,6 +313,16 @@ def test_a_misspelt_opt_in_is_a_warning_naming_the_nearest_key():
     assert not hashed(out, "ConfigMap", "app")  # said, and still not read as an opt-in
 
 
+def test_a_warning_about_a_renamed_object_names_it_as_the_output_does():
+    """Found by fuzzing: the warning named the ConfigMap by its old name, the output by its new one,
+    so kpt could not place it and a re-run gave different results."""
+    text = cm(annotations={"krmfn.dev/content-hash": "true", "krmfn.dev/contenthash": "x"}) + deployment(secrets=())
+    out = run(resource_list(text))
+    (warning,) = own_keys(out)
+    assert warning.resource.name == items(out)[("ConfigMap", "app")]["metadata"]["name"] != "app"
+    assert run(out.text).text == out.text
+
+
 def test_a_key_far_from_every_known_one_lists_them():
     out = run(resource_list(cm(annotations={"krmfn.dev/zzz": "1"})))
     (warning,) = own_keys(out)
