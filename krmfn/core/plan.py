@@ -96,7 +96,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
-                    results.append(warning(res, ref.node, ref.name, target.new_name, ref.in_known_kind))
+                    results.append(warning(res, ref.node, ref.kind, ref.name, target.new_name, ref.in_known_kind))
                     warned.add(target.res.index)
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)

@@ -31,6 +31,9 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a
 # Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
 # for unplaced references (a CRD's schema can be megabytes of "configMapRef" properties).
 NOT_REFERRERS = frozenset({"ConfigMap", "Secret", "CustomResourceDefinition"})
+# The renamed kinds whose references are looked for where the table does not look, and the bytes
+# each of their shapes holds (core.unplaced.SHAPES, not imported here for start-up time).
+UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -267,6 +270,15 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
             "warning", res.ref, f"{where}.annotations[{key}]"))
 
 
+def _unplaced_may_hide(source: bytes, marker: bytes, kind: str, refs: list[Reference], known: bool) -> bool:
+    """Whether an item's text may name a ``kind`` object where the table does not look: it holds
+    the kind's marker at all (a kind the table does not know), or more often than the walk found
+    names (one it knows). A byte count: most items pay nothing more."""
+    if not known:
+        return source.find(marker) >= 0
+    return source.count(marker) not in (0, sum(r.kind == kind for r in refs))
+
+
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
          stop: int | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
@@ -306,16 +318,18 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             if found is not None:
                 out.rollouts[index] = found
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
-        # it knows, when the text mentions ConfigMaps more often than the walk found names (cheap).
-        if res.kind not in NOT_REFERRERS and (
-                source.count(b"onfigMap") not in (0, sum(r.kind == "ConfigMap" for r in refs)) if known
-                else source.find(b"onfigMap") >= 0):
-            from krmfn.core import unplaced  # here, for start-up time: few runs need it
+        # it knows, when the text mentions a renamed kind more often than the walk found names (cheap).
+        if res.kind not in NOT_REFERRERS:
+            shapes = [kind for kind, mark in UNPLACED_MARKERS if _unplaced_may_hide(source, mark, kind, refs, known)]
+            if shapes:
+                from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
-            doc = res.tree
-            placed = {ref.node for ref in refs}
-            refs += [Reference(node, doc.string(node) or "", None, unplaced=True, in_known_kind=known)
-                     for node in unplaced.candidates(doc, res.node, res.metadata) if node not in placed]
+                doc = res.tree
+                placed = {ref.node for ref in refs}
+                refs += [Reference(node, doc.string(node) or "", None, unplaced=True, kind=kind, in_known_kind=known)
+                         for node, kind in unplaced.candidates(doc, res.node, res.metadata,
+                                                               [unplaced.SHAPES[k] for k in shapes])
+                         if node not in placed]
         if refs:
             out.references[index] = refs
         res.drop()

@@ -1,18 +1,20 @@
-"""Warnings for ConfigMap references krmfn cannot place: fields shaped like one, where the reference
-table does not look (in kinds it does not know, or outside the paths it has for a kind it knows).
+"""Warnings for references krmfn cannot place: fields shaped like a ConfigMap or Secret reference,
+where the reference table does not look (in kinds it does not know, or outside the paths it has
+for a kind it knows).
 
-Why: a reference krmfn does not rewrite keeps naming the old ConfigMap, and nothing fails
-until the workload rolls. When such a field names an opted-in ConfigMap, the warning gives its
-exact path and a field spec ready to paste into ``fieldSpecs``.
+Why: a reference krmfn does not rewrite keeps naming the old object, and nothing fails until the
+workload rolls. When such a field names an opted-in object, the warning gives its exact path and
+a field spec ready to paste into ``fieldSpecs``.
 
 Two steps, so that only the rare match pays for the details: :func:`candidates` runs in the
-scan (cheap, and only on items whose text mentions ``onfigMap``); :func:`warning` runs in the
-plan, for candidates whose name matches an opted-in ConfigMap. A ConfigMap named only so is not
-also said to be referenced by nothing.
+scan (cheap, and only on items whose text holds a kind's marker); :func:`warning` runs in the
+plan, for candidates whose name matches an opted-in object. An object named only so is not also
+said to be referenced by nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core.fieldspec import join_path
@@ -22,22 +24,42 @@ from krmfn.document.scalars import dquote, plain_safe
 from krmfn.document.tree import Doc
 from krmfn.results import Result
 
-# Every shape below contains this, so an item's text without it has none (configMap, ConfigMap...):
-# rewrite.scan searches the item's bytes for it before walking any tree.
-MARKER = b"onfigMap"
-# Keys whose value, a map, names a ConfigMap in its ``name``.
-REFERENCE_MAPS = ("configMapRef", "configMapKeyRef", "configMap")
-# Keys whose value is a ConfigMap's name.
-REFERENCE_SCALARS = ("configMapName",)
+
+@dataclass(frozen=True)
+class Shapes:
+    """How a field names an object of one renamed kind, by its keys alone."""
+
+    kind: str
+    marker: bytes  # in every shape below, so an item's text without it has none (a byte search first)
+    maps: tuple[tuple[str, str], ...]  # (key, field of its map, or of each map in its list, that holds the name)
+    scalars: tuple[str, ...]  # keys whose value is a name
+
+
+SHAPES: dict[str, Shapes] = {s.kind: s for s in (
+    Shapes("ConfigMap", b"onfigMap", (("configMapRef", "name"), ("configMapKeyRef", "name"), ("configMap", "name")),
+           ("configMapName",)),
+    Shapes("Secret", b"ecret", (("secretRef", "name"), ("secretKeyRef", "name"), ("secret", "secretName"),
+                                ("imagePullSecrets", "name")), ("secretName",)),
+)}
 # A map that names a kind beside a name: ``{kind: ConfigMap, name: x}`` (Flux ``valuesFrom``-like).
-KIND_KEY, KIND = "kind", "ConfigMap"
+KIND_KEY = "kind"
 # A map with a list under this key is pod-spec-like: suggest field specs for all of it.
 POD_SPEC_KEY = "containers"
 
 
-def candidates(doc: Doc, top: int, skip: int | None = None) -> list[int]:
-    """Scalars below ``top`` (not below ``skip``, the metadata) shaped like a ConfigMap name."""
-    found: dict[int, None] = {}
+def candidates(doc: Doc, top: int, skip: int | None, shapes: Iterable[Shapes]) -> list[tuple[int, str]]:
+    """Scalars below ``top`` (not below ``skip``, the metadata) shaped like a name of one of
+    ``shapes``' kinds, with that kind, in document order."""
+    maps = {key: (field, s.kind) for s in shapes for key, field in s.maps}
+    scalars = {key: s.kind for s in shapes for key in s.scalars}
+    kinds = {s.kind for s in shapes}
+    found: dict[int, str] = {}
+
+    def name_in(node: int, field: str, kind: str) -> None:
+        name = doc.get(node, field) if doc.is_map(node) else None
+        if name is not None and doc.string(name) is not None:
+            found.setdefault(name, kind)
+
     stack = [top]
     while stack:
         node = doc.resolve(stack.pop())
@@ -49,18 +71,16 @@ def candidates(doc: Doc, top: int, skip: int | None = None) -> list[int]:
         for key, child in doc.items(node):
             if child == skip:
                 continue
-            if key in REFERENCE_MAPS:
-                name = doc.get(doc.resolve(child), "name")
-                if name is not None and doc.string(name) is not None:
-                    found[name] = None
-            elif key in REFERENCE_SCALARS and doc.string(child) is not None:
-                found[child] = None
-            elif key == KIND_KEY and node != top and doc.str(child) == KIND:
-                name = doc.get(node, "name")
-                if name is not None and doc.string(name) is not None:
-                    found[name] = None
+            if key in maps:
+                value = doc.resolve(child)
+                for each in (doc.children(value) if doc.is_seq(value) else (value,)):
+                    name_in(doc.resolve(each), *maps[key])
+            elif key in scalars and doc.string(child) is not None:
+                found.setdefault(child, scalars[key])
+            elif key == KIND_KEY and node != top and doc.str(child) in kinds:
+                name_in(node, "name", doc.str(child) or "")
             stack.append(child)
-    return sorted(found)  # document order
+    return sorted(found.items())  # document order
 
 
 @dataclass(frozen=True)
@@ -88,20 +108,21 @@ def _flow(value: str) -> str:
     return value if plain_safe(value) and "\\" not in value else dquote(value)
 
 
-def suggest(res: Resource, node: int) -> Suggestion:
+def suggest(res: Resource, node: int, kind: str = "ConfigMap") -> Suggestion:
+    """Field specs for a reference to a ``kind`` object at ``node``."""
     doc = res.tree
     steps = _keys(doc, node, res.node)
     keys = [k for k, _ in steps]
-    by_kind = bool(steps) and doc.str(doc.get(steps[-1][1], KIND_KEY)) == KIND and keys[-1] == "name"
+    by_kind = bool(steps) and doc.str(doc.get(steps[-1][1], KIND_KEY)) == kind and keys[-1] == "name"
     head = f"kind: {_flow(res.kind)}" + (f", group: {_flow(res.group)}" if res.group else "")
-    exact = (join_path(keys), f", when: {{{KIND_KEY}: {KIND}}}" if by_kind else "")
+    exact = (join_path(keys), f", when: {{{KIND_KEY}: {kind}}}" if by_kind else "")
     specs = [exact]
     pod_spec = None
     for depth in range(len(steps) - 1, -1, -1):  # the nearest pod-spec-like map above the reference
         holder = steps[depth][1]
         containers = doc.get(holder, POD_SPEC_KEY)
         if containers is not None and doc.is_seq(doc.resolve(containers)):
-            specs = [(p, "") for p in pod_spec_paths(join_path(keys[:depth]))]
+            specs = [(p, "") for p in pod_spec_paths(join_path(keys[:depth]), kind)]
             if exact not in specs:
                 specs.append(exact)
             pod_spec = doc.path_of(holder, res.node) or "(the object itself)"
@@ -109,24 +130,27 @@ def suggest(res: Resource, node: int) -> Suggestion:
     return Suggestion(tuple(f"{{{head}, path: {_flow(p)}{when}}}" for p, when in specs), pod_spec)
 
 
-def warning(res: Resource, node: int, name: str, new_name: str, known: bool = False) -> Result:
-    """The warning for one unplaced reference that names the opted-in ConfigMap ``new_name``;
+def warning(res: Resource, node: int, kind: str, name: str, new_name: str, known: bool = False) -> Result:
+    """The warning for one unplaced reference that names the opted-in ``kind`` object ``new_name``;
     ``known``: in a kind the reference table knows, outside the paths it has for it."""
     where = res.tree.path_of(node, res.node)
-    kind = f"{res.kind} ({res.group})" if res.group else res.kind
-    s = suggest(res, node)
-    why = (f"krmfn does not rewrite this field of {kind}" if known else
-           f"krmfn does not know where {kind} names ConfigMaps")
+    holder = f"{res.kind} ({res.group})" if res.group else res.kind
+    s = suggest(res, node, kind)
+    why = (f"krmfn does not rewrite this field of {holder}" if known else
+           f"krmfn does not know where {holder} names {kind}s")
     if name != new_name:
-        fate = (f"names ConfigMap {name}, which krmfn renames to {new_name}, but {why}: it is left unchanged and "
-                "keeps naming the old ConfigMap.")
+        fate = (f"names {kind} {name}, which krmfn renames to {new_name}, but {why}: it is left unchanged and "
+                f"keeps naming the old {kind}.")
     else:
-        fate = (f"names ConfigMap {name}, krmfn's hashed name for it today, but {why}: it will keep this name "
-                "when the ConfigMap's data changes.")
+        fate = (f"names {kind} {name}, krmfn's hashed name for it today, but {why}: it will keep this name "
+                f"when the {kind}'s content changes.")
     scope = f"; it sits in a pod spec at {s.pod_spec}, so these cover all of it" if s.pod_spec else ""
-    message = (f"{fate} To rewrite it, add to the function config's fieldSpecs{scope}:\n"
-               + "\n".join(f"- {spec}" for spec in s.specs))
+    if kind == "ConfigMap":  # a plain list of field specs means ConfigMaps
+        paste = "\n".join(f"- {spec}" for spec in s.specs)
+    else:  # others go in a nameReference entry of their kind, as kustomize writes it
+        paste = f"- kind: {kind}\n  fieldSpecs:\n" + "\n".join(f"  - {spec}" for spec in s.specs)
+    message = f"{fate} To rewrite it, add to the function config's fieldSpecs{scope}:\n{paste}"
     return Result(message, "warning", res.ref, where, name, new_name)
 
 
-__all__ = ["MARKER", "Suggestion", "candidates", "suggest", "warning"]
+__all__ = ["SHAPES", "Shapes", "Suggestion", "candidates", "suggest", "warning"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from krmfn.core.fieldspec import FieldSpec, Has, split_path
+from krmfn.core.kinds import ALL_KINDS
 from krmfn.document.data import load_documents
 from krmfn.document.tree import YamlError
 from krmfn.results import Where
@@ -30,7 +31,8 @@ _KEY = re.compile(r"[^\[\]]+(\[\])?")
 
 
 def parse_field_specs(value: object, at: Where) -> list[FieldSpec]:
-    """User field specs, as kustomize writes them; only references to ConfigMaps are kept.
+    """User field specs, as kustomize writes them; only references to the kinds krmfn renames
+    (ConfigMaps, and Secrets in a nameReference entry of ``kind: Secret``) are kept.
 
     Accepts a list of field specs (``[{kind, group?, version?, path}]``), a kustomize
     ``nameReference`` list (``[{kind: ConfigMap, fieldSpecs: [...]}]``), a whole kustomize
@@ -77,7 +79,7 @@ def _yaml(text: str, at: Where) -> object:
 
 
 def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
-    """One ``{kind, group?, version?, fieldSpecs}`` entry: its specs if it is about ConfigMaps."""
+    """One ``{kind, group?, version?, fieldSpecs}`` entry: its specs if it is about a kind krmfn renames."""
     if not isinstance(entry, dict):
         raise at.error(f"{where} is not a map {{kind, version, fieldSpecs}}")
     unknown = [k for k in entry if k not in ("kind", "group", "version", "fieldSpecs")]
@@ -85,16 +87,16 @@ def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
         raise at.error(f"{where} (kind {entry.get('kind')}) has unknown key {unknown[0]!r}")
     if not entry.get("kind"):
         raise at.error(f"{where} has no kind (the kind its fieldSpecs refer to, e.g. ConfigMap)")
-    if entry["kind"] != "ConfigMap" or entry.get("group") not in (None, "") \
-            or entry.get("version") not in (None, "", "v1"):
-        return []  # references to Secrets, Services, ...: not krmfn's business
+    kind = entry["kind"]
+    if kind not in ALL_KINDS or entry.get("group") not in (None, "") or entry.get("version") not in (None, "", "v1"):
+        return []  # references to Services, Deployments, ...: not krmfn's business
     specs = entry.get("fieldSpecs") or []
     if not isinstance(specs, list):
-        raise at.error(f"{where} (kind ConfigMap): fieldSpecs must be a list")
-    return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at) for j, spec in enumerate(specs)]
+        raise at.error(f"{where} (kind {kind}): fieldSpecs must be a list")
+    return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at, kind) for j, spec in enumerate(specs)]
 
 
-def _field_spec(entry: object, where: str, at: Where) -> FieldSpec:
+def _field_spec(entry: object, where: str, at: Where, refers_to: str = "ConfigMap") -> FieldSpec:
     """One field spec; every error names it (where it sits, its kind and path)."""
     if not isinstance(entry, dict):
         raise at.error(f"{where} is not a map {{kind, group, version, path}}")
@@ -134,4 +136,4 @@ def _field_spec(entry: object, where: str, at: Where) -> FieldSpec:
         raise at.error(f"{name}: namespaceFrom must name a key beside the name, e.g. namespace")
     # kustomize: an empty group or version selects any.
     return FieldSpec(kind, tuple(keys), group or None, version or None,
-                     tuple(Has(k, v, listed=True) for k, v in when.items()), ns_from, maps=True)
+                     tuple(Has(k, v, listed=True) for k, v in when.items()), ns_from, maps=True, refers_to=refers_to)

@@ -34,6 +34,8 @@ _TOP_KEY = re.compile(rb"""([A-Za-z_][A-Za-z0-9_.-]*|"[A-Za-z_][A-Za-z0-9_.-]*"|
                       rb"[ ]*:(?:[ ]+([^#]*?))?[ ]*(?:#.*)?")
 _FIRST_ITEM_LINE = re.compile(rb"^( *)([^ \n#])", re.M)
 MARKER = Lazy(rb"(---|\.\.\.)(?=[ \t]|$)([ \t]*(?:#.*)?$)?")
+# The one directive the splitter lets through, as YAML 1.2 writes it (version 1.x, then an optional comment).
+YAML_DIRECTIVE = Lazy(rb"%YAML[ \t]+1\.[0-9]+(?:[ \t]+(?:#.*)?)?")
 NULL_TEXTS = (b"", b"~", b"null", b"Null", b"NULL")
 _WHITE = b" \t\r\n"
 
@@ -179,8 +181,8 @@ def _body_start(data: bytes) -> tuple[int, bool]:
             # One %YAML line is common; two, a %TAG (whose handles would change how each item
             # reads) or a reserved directive go to the whole-document parse, which names the error.
             directives += 1
-            if marked or directives > 1 or not line.startswith((b"%YAML ", b"%YAML\t")):
-                raise SplitError("a directive other than one %YAML line", pos)
+            if marked or directives > 1 or not YAML_DIRECTIVE.fullmatch(line):
+                raise SplitError("a directive other than one '%YAML 1.x' line", pos)
             pos = nl + 1 if nl >= 0 else end
             continue
         if not bare or bare.startswith(b"#"):

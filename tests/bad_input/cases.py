@@ -316,6 +316,8 @@ CASES: list[Case] = [
     Case("yaml-directive", b"%YAML 1.2\n---\n" + GOOD, 0, (GOOD_NAME,), "so is a directive"),
     Case("two-yaml-directives", b"%YAML 1.2\n%YAML 1.2\n---\n" + GOOD, 1, ("multiple %YAML directives", "line 2"),
          "invalid YAML (found by the fuzz test: krmfn once passed it through and wrote what it could not read)"),
+    Case("malformed-yaml-directive", b"%YAML - 1.2\n---\n" + GOOD, 1, ("invalid %YAML directive", "line 1"),
+         "found by fuzzing: the splitter once let any line starting %YAML through"),
     Case("directive-without-marker", b"%YAML 1.2\n" + GOOD, 1, ("could not be cut", "'---'"),
          "a directive must be followed by '---'; rapidyaml reads it anyway, krmfn does not guess"),
     Case("tag-directive", b"%TAG !e! tag:example.com,2000:\n---\n" + GOOD, 1, ("could not be cut", "%YAML"),

@@ -319,7 +319,7 @@ def test_read_field_specs_forms() -> None:
 
     assert read([spec]) == specs
     assert read({"fieldSpecs": [spec]}) == specs
-    name_reference = {"nameReference": [{"kind": "Secret", "fieldSpecs": [{"kind": "X", "path": "a"}]},
+    name_reference = {"nameReference": [{"kind": "Service", "fieldSpecs": [{"kind": "X", "path": "a"}]},
                                         {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [spec]}]}
     assert read(name_reference) == specs
     with pytest.raises(ConfigError, match="list of field specs"):

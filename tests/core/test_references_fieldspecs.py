@@ -117,21 +117,25 @@ def test_without_the_configuration_the_same_references_are_warnings():
     assert {w.resource.kind for w in warnings} == {"Experiment", "AnalysisTemplate"}
 
 
-def test_the_configuration_keeps_only_its_configmap_part():
+def test_the_configuration_keeps_its_configmap_and_secret_parts():
     specs = parse_field_specs(yaml.safe_load(ARGO_CONFIG.read_text()), AT)
-    assert len(specs) == 18
+    assert [s.refers_to for s in specs] == ["ConfigMap"] * 18 + ["Secret"] * 3  # ServiceAccount, Service...: skipped
     assert {s.kind for s in specs} == {"Rollout", "Experiment", "AnalysisTemplate"}
     assert all(s.group is None and s.version is None and s.maps for s in specs)
 
 
 def test_three_shapes_give_the_same_specs():
     bare = [{"kind": "Widget", "group": "example.com", "path": "spec/cm/name"}]
+    secret = FieldSpec("Widget", ("spec", "s", "name"), maps=True, refers_to="Secret")
     name_reference = [{"kind": "ConfigMap", "version": "v1", "fieldSpecs": bare},
-                      {"kind": "Secret", "version": "v1", "fieldSpecs": [{"kind": "Widget", "path": "spec/s/name"}]}]
-    assert parse_field_specs(bare, AT) == parse_field_specs(name_reference, AT) == parse_field_specs(
+                      {"kind": "Secret", "version": "v1", "fieldSpecs": [{"kind": "Widget", "path": "spec/s/name"}]},
+                      {"kind": "Service", "version": "v1", "fieldSpecs": [{"kind": "Widget", "path": "spec/svc"}]}]
+    configmaps = [FieldSpec("Widget", ("spec", "cm", "name"), "example.com", maps=True)]
+    assert parse_field_specs(bare, AT) == parse_field_specs("- {kind: Widget, group: example.com, path: spec/cm/name}\n",
+                                                            AT) == configmaps
+    assert parse_field_specs(name_reference, AT) == parse_field_specs(
         {"nameReference": name_reference, "commonLabels": [{"path": "metadata/labels", "kind": "Widget"}]}, AT) \
-        == parse_field_specs("- {kind: Widget, group: example.com, path: spec/cm/name}\n", AT) \
-        == [FieldSpec("Widget", ("spec", "cm", "name"), "example.com", maps=True)]
+        == configmaps + [secret]
 
 
 def test_grammar_escaped_slashes_list_markers_create_and_empty_group():

@@ -8,6 +8,7 @@ import pytest
 from conftest import exit_code, items_by_name, resource_list, run
 
 from krmfn.core import hashing, unplaced
+from krmfn.core.scan import UNPLACED_MARKERS
 from krmfn.core.walk import ReferenceTable
 
 NEW = "app-" + hashing.suffix("kustomize", {"k": "v"}, None)
@@ -157,10 +158,11 @@ def test_items_without_the_marker_are_never_walked(monkeypatch):
     calls = []
     original = unplaced.candidates
     monkeypatch.setattr(unplaced, "candidates", lambda *a: calls.append(a) or original(*a))
-    run(resource_list(CM + widget("ref: {secretRef: {name: app}}")))
+    run(resource_list(CM + widget("ref: {otherRef: {name: app}}")))
     assert calls == []
     run(resource_list(CM + widget("ref: {configMapRef: {name: app}}")))
-    assert len(calls) == 1
+    run(resource_list(CM + widget("ref: {secretRef: {name: app}}")))
+    assert len(calls) == 2
 
 
 def test_schemas_are_not_references():
@@ -189,11 +191,90 @@ def test_candidates_are_in_document_order_and_found_once():
         """))
     item = text[text.index("- apiVersion"):].encode()
     res = read_resource(item, 0)
-    found = unplaced.candidates(res.tree, res.node, res.metadata)
-    assert [res.tree.str(n) for n in found] == ["first", "second"]
+    found = unplaced.candidates(res.tree, res.node, res.metadata, unplaced.SHAPES.values())
+    assert [(res.tree.str(n), kind) for n, kind in found] == [("first", "ConfigMap"), ("second", "ConfigMap")]
 
 
 def test_the_table_decides_what_is_unknown():
     assert not ReferenceTable.builtin().trie_for("example.com/v1", "Widget")
-    for key in unplaced.REFERENCE_MAPS + unplaced.REFERENCE_SCALARS + (unplaced.KIND,):
-        assert unplaced.MARKER.decode() in key  # the pre-check cannot miss a shape
+    for shapes in unplaced.SHAPES.values():
+        for key in [k for k, _ in shapes.maps] + list(shapes.scalars) + [shapes.kind]:
+            assert shapes.marker.decode() in key  # the pre-check cannot miss a shape
+
+
+def test_the_scan_looks_for_every_kind_the_shapes_know_by_the_same_marker():
+    assert dict(UNPLACED_MARKERS) == {kind: s.marker for kind, s in unplaced.SHAPES.items()}
+
+
+SECRET = """\
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: creds
+    namespace: ns
+    annotations: {krmfn.dev/content-hash: "true"}
+  stringData: {password: hunter2}
+"""
+NEW_SECRET = "creds-" + hashing.digest("kustomize", hashing.encode_secret(None, None, {"password": "hunter2"}))
+
+
+@pytest.mark.parametrize("spec,path,field_spec", [
+    ("env:\n- valueFrom: {secretKeyRef: {name: creds, key: k}}", "spec.env[0].valueFrom.secretKeyRef.name",
+     "{kind: Widget, group: example.com, path: spec/env/valueFrom/secretKeyRef/name}"),
+    ("auth: {secretRef: {name: creds}}", "spec.auth.secretRef.name",
+     "{kind: Widget, group: example.com, path: spec/auth/secretRef/name}"),
+    ("volume:\n  secret: {secretName: creds}", "spec.volume.secret.secretName",
+     "{kind: Widget, group: example.com, path: spec/volume/secret/secretName}"),
+    ("tls: {secretName: creds}", "spec.tls.secretName",
+     "{kind: Widget, group: example.com, path: spec/tls/secretName}"),
+    ("pull:\n  imagePullSecrets: [{name: other}, {name: creds}]", "spec.pull.imagePullSecrets[1].name",
+     "{kind: Widget, group: example.com, path: spec/pull/imagePullSecrets/name}"),
+    ("valuesFrom:\n- {kind: Secret, name: creds}", "spec.valuesFrom[0].name",
+     "{kind: Widget, group: example.com, path: spec/valuesFrom/name, when: {kind: Secret}}"),
+])
+def test_each_secret_shape_is_a_warning_with_its_path_and_a_field_spec(spec, path, field_spec):
+    out = run(resource_list(CM + SECRET + widget(spec)))
+    assert exit_code(out) == 0, out.results
+    [w] = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"]
+    assert w.field_path == path
+    assert w.current == "creds" and w.proposed == NEW_SECRET
+    assert w.message.startswith(f"names Secret creds, which krmfn renames to {NEW_SECRET}")
+    assert w.message.endswith(f"fieldSpecs:\n- kind: Secret\n  fieldSpecs:\n  - {field_spec}")
+    assert "hunter2" not in w.message
+
+
+def test_a_secret_in_a_pod_spec_like_map_gets_the_secret_paths_of_all_of_it():
+    out = run(resource_list(SECRET + widget("""
+        runner:
+          containers:
+          - envFrom: [{secretRef: {name: creds}}]
+        """)))
+    [w] = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"]
+    paste = w.message[w.message.index("\n- kind: Secret") + 1:]
+    specs = [line[4:] for line in paste.splitlines() if line.startswith("  - ")]
+    assert "{kind: Widget, group: example.com, path: spec/runner/imagePullSecrets/name}" in specs
+    assert not any("configMap" in p for p in specs)
+    fc = "apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nfieldSpecs:\n" + paste
+    again = run(resource_list(SECRET + widget("runner:\n  containers:\n  - envFrom: [{secretRef: {name: creds}}]"), fc))
+    assert not [r for r in again.results if r.severity == "warning"]
+    runner = items_by_name(again)[("Widget", "w")]["spec"]["runner"]
+    assert runner["containers"][0]["envFrom"][0]["secretRef"]["name"] == NEW_SECRET
+
+
+def test_a_deployment_with_secret_volumes_is_searched_outside_its_paths_only_for_what_the_walk_missed():
+    deployment = SECRET + """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: d, namespace: ns}
+  spec:
+    template:
+      spec:
+        containers: [{name: c}]
+        volumes: [{name: v, secret: {secretName: creds}}]
+        extra: {secretRef: {name: creds}}
+"""
+    out = run(resource_list(deployment))
+    found = [r for r in out.results if r.severity == "warning"]
+    assert [r.field_path for r in found] == ["spec.template.spec.extra.secretRef.name"]
+    assert items_by_name(out)[("Deployment", "d")]["spec"]["template"]["spec"]["volumes"][0]["secret"][
+        "secretName"] == NEW_SECRET

@@ -168,7 +168,8 @@ def test_any_bytes_get_an_answer(data):
 @example(GOOD.replace(b"  data:\n", b"  x:\n    ? 'a\r\n\r\n     b'\r\n    : null\n  data:\n"))  # key spans lines
 @example(GOOD.replace(b'"true"\n', b'"true"\n      krmfn.dev/- content-hash: "false"\n', 1))  # results' names differed
 @example(b"\xef\xbb\xbf" + GOOD)  # the BOM kept on the output: rapidyaml misread the block list after it
-@example(b"%YAML 1.2\n" + b"%YAML 1.2\n---\n" + GOOD)  # two directives passed through: output unreadable
+@example(b"%YAML 1.2\n" + b"%YAML 1.2\n---\n" + GOOD)
+@example(b"%YAML - 1.2\n---\n" + GOOD)  # a malformed directive passed through  # two directives passed through: output unreadable
 def test_mutated_resource_lists_get_an_answer(data):
     assert_sound(data)
 
