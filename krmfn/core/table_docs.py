@@ -62,9 +62,9 @@ def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice]
               for kind, f in SHAPE_FIELDS.items()]
     lines += ["", "Any other kind: add `fieldSpecs` to the function config, in kustomize's `nameReference` syntax "
               "(an existing kustomize `configurations:` file works as it is; see docs/field-specs.md). In a kind "
-              "not covered, a field shaped like a reference (`configMapRef`, `configMapKeyRef`, `configMap: {name}`, "
-              "`configMapName`, `{kind: ConfigMap, name}`) that names an opted-in ConfigMap gets a warning with "
-              "its path and a field spec to paste."]
+              "not covered, a field shaped like a reference (`configMapRef`, `secretKeyRef`, `secret: {secretName}`, "
+              "`{kind: Secret, name}`, ...: the shapes are in docs/field-specs.md) that names an opted-in object "
+              "gets a warning with its path and the field specs to paste."]
     return "\n".join(lines) + "\n"
 
 
