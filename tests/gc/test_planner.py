@@ -360,3 +360,19 @@ def test_secrets_are_planned_per_kind_and_read_without_their_values():
     assert sum(v == "delete" for v in verdicts.values()) == 3
     assert gc.plan(objects, NOW, gc.Options(keep=1, kinds=frozenset({"ConfigMap"})), gc.gc_table()).rows == [
         r for r in rows if r.kind.kind == "ConfigMap"]
+
+
+def test_a_user_field_spec_of_kind_secret_keeps_what_a_custom_resource_names():
+    """fieldSpecs' ``kind: Secret`` entries (core.user_specs) reach gc as they reach the rewrite."""
+    from krmfn.core.user_specs import parse_field_specs
+    from krmfn.results import Where
+
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "pay"},
+              "spec": {"auth": {"secretRef": {"name": "api-token-9b6cg5b98g"}}}}
+    objects = load("secrets.json") + [widget]
+    extra = tuple(parse_field_specs([{"kind": "Secret", "fieldSpecs": [
+        {"kind": "Widget", "group": "example.com", "path": "spec/auth/secretRef/name"}]}], Where("fieldSpecs")))
+    before = {r.name: r.verdict for r in plan(objects, gc.Options(keep=1)).rows}
+    after = {r.name: r for r in plan(objects, gc.Options(keep=1), extra).rows}
+    assert before["api-token-9b6cg5b98g"] == "delete"
+    assert after["api-token-9b6cg5b98g"].verdict == "keep" and "Widget w" in after["api-token-9b6cg5b98g"].reason
