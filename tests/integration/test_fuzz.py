@@ -63,7 +63,14 @@ ATHERIS_SECONDS = {"fuzz-dev": 5, "fuzz-ci": 60, "fuzz-long": 600}.get(PROFILE, 
 LIMITS = Limits(max_input_bytes=1 << 20, max_alias_nodes=10_000)
 
 
+# A crash in the C++ parser ends the process before hypothesis can keep the example: with this set,
+# each input is written to the file first, so the last one is there to reproduce it with.
+LAST_INPUT = os.environ.get("KRMFN_FUZZ_LAST_INPUT")
+
+
 def run(data: bytes):
+    if LAST_INPUT:
+        Path(LAST_INPUT).write_bytes(data)
     with quiet_stderr():
         return run_resource_list(data, LIMITS)
 
