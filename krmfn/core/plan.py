@@ -168,7 +168,18 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 def _named_as_written(results: list[Result], hashed: list[Hashed]) -> list[Result]:
     """Results about an object krmfn renames name it as the output does, wherever in the run they
     were made: kpt shows them beside that object, and a re-run gives the same results."""
-    moved = {h.res.ref: replace(h.res.ref, name=h.new_name) for h in hashed if h.new_name != h.res.name}
-    if not moved:
+    by_name: dict[str, list[Hashed]] = {}  # by the input name first: most results name something else
+    for h in hashed:
+        if h.new_name != h.res.name:
+            by_name.setdefault(h.res.name, []).append(h)
+    if not by_name:
         return results
-    return [replace(r, resource=moved[r.resource]) if r.resource in moved else r for r in results]
+    out = []
+    for r in results:
+        ref = r.resource
+        if ref is not None and ref.name in by_name:
+            match = next((h for h in by_name[ref.name] if h.res.ref == ref), None)
+            if match is not None:
+                r = replace(r, resource=replace(ref, name=match.new_name))
+        out.append(r)
+    return out

@@ -270,15 +270,6 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
             "warning", res.ref, f"{where}.annotations[{key}]"))
 
 
-def _unplaced_may_hide(source: bytes, marker: bytes, kind: str, refs: list[Reference], known: bool) -> bool:
-    """Whether an item's text may name a ``kind`` object where the table does not look: it holds
-    the kind's marker at all (a kind the table does not know), or more often than the walk found
-    names (one it knows). A byte count: most items pay nothing more."""
-    if not known:
-        return source.find(marker) >= 0
-    return source.count(marker) not in (0, sum(r.kind == kind for r in refs))
-
-
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
          stop: int | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
@@ -318,16 +309,21 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             if found is not None:
                 out.rollouts[index] = found
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
-        # it knows, when the text mentions a renamed kind more often than the walk found names (cheap).
+        # it knows, when the text mentions a renamed kind more often than the walk found names of
+        # it. A byte count: most items pay nothing more.
         if res.kind not in NOT_REFERRERS:
-            shapes = [kind for kind, mark in UNPLACED_MARKERS if _unplaced_may_hide(source, mark, kind, refs, known)]
+            shapes = []
+            for target, mark in UNPLACED_MARKERS:
+                mentions = source.count(mark)
+                if mentions and (not known or mentions != sum(r.kind == target for r in refs)):
+                    shapes.append(target)
             if shapes:
                 from krmfn.core import unplaced  # here, for start-up time: few runs need it
 
                 doc = res.tree
                 placed = {ref.node for ref in refs}
-                refs += [Reference(node, doc.string(node) or "", None, unplaced=True, kind=kind, in_known_kind=known)
-                         for node, kind in unplaced.candidates(doc, res.node, res.metadata,
+                refs += [Reference(node, doc.string(node) or "", None, unplaced=True, kind=target, in_known_kind=known)
+                         for node, target in unplaced.candidates(doc, res.node, res.metadata,
                                                                [unplaced.SHAPES[k] for k in shapes])
                          if node not in placed]
         if refs:
