@@ -108,6 +108,32 @@ class NotWritable(YamlError):
         super().__init__(detail, lead="not writable")
 
 
+# Three tags in a row: rapidyaml 0.15.2 crashes (SIGSEGV) on some of these, e.g. a tag ending one
+# line and ``!t !t !t`` the next. A node has one tag, so outside a block scalar or a quoted
+# string this is never valid YAML. A match is parsed first in a child process.
+_TAG_RUN = re.compile(rb"(?:![^\s]*[ \t]+){2}!")
+
+
+def _crashes_the_parser(data: bytes | bytearray) -> bool:
+    """Whether rapidyaml dies parsing ``data``, asked of a forked child so that krmfn survives."""
+    import os  # here, for start-up time: only a rare text needs it
+
+    pid = os.fork()
+    if pid == 0:  # the child: parse, and say nothing but how it ended
+        try:
+            import faulthandler
+            import signal
+
+            faulthandler.disable()  # a crash is the expected answer here, not a report
+            signal.signal(signal.SIGSEGV, signal.SIG_DFL)  # nor a fuzzer's (atheris installs its own)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+            ryml.parse_in_arena(bytes(data), ryml.Tree())
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0  # the child ends with 0 when it parsed
+
+
 def _parse(data: bytes | bytearray) -> ryml.Tree:
     """Parse into a tree sized up front.
 
@@ -115,6 +141,12 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
     rewrites escaped scalars inside it. ``bytes`` are copied into the tree. rapidyaml prints
     its own message on stderr before raising; the CLI runs inside :func:`quiet_stderr`.
     """
+    if data.find(b"!") >= 0:
+        run = _TAG_RUN.search(data)
+        if run is not None and _crashes_the_parser(data):
+            line = data.count(b"\n", 0, run.start()) + 1
+            raise YamlError(f"several tags on one node at line {line} (a node has one tag)", line,
+                            problem="several tags on one node")
     tree = ryml.Tree()
     # Reserve the node count up front, with room for what krmfn adds (metadata and results,
     # estimated from how often ConfigMaps are named): any later growth copies the whole array.

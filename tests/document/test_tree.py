@@ -7,7 +7,7 @@ import pytest
 from krmfn.document.data import to_data
 from krmfn.document import native
 from krmfn.document.native import buffer_address, view_address
-from krmfn.document.tree import Doc
+from krmfn.document.tree import Doc, YamlError
 
 
 def test_a_memoryview_address_is_read_where_cpython_keeps_it():
@@ -48,3 +48,17 @@ def test_a_byte_order_mark_is_not_content():
     for data in (b"\xef\xbb\xbf" + text, bytearray(b"\xef\xbb\xbf" + text)):
         doc = Doc.parse(data)
         assert to_data(doc, doc.root) == {"a": "1", "b": [{"c": "1", "d": "2"}]}
+
+
+@pytest.mark.parametrize("text", [b"!\n! ! !", b"a: b\n!t\n!t !t !t\n", b"- a: !t\n    !t !t !t\n",
+                                  b"!t # c\n!t !t !t !t\n", b"a: b\n!<tag:x> \n!e!x ! !<tag:x> %YAML\n"])
+def test_text_that_crashes_rapidyaml_is_an_error_not_a_crash(text):
+    """rapidyaml 0.15.2 dies (SIGSEGV) on a tag ending one line and three tags the next (found by a
+    targeted fuzz run); krmfn asks a child process first, and refuses with the line."""
+    with pytest.raises(YamlError, match="several tags on one node at line"):
+        Doc.parse(text)
+
+
+def test_three_tags_in_a_block_scalar_are_text():
+    doc = Doc.parse(b"x: |\n  !t\n  !a !b !c\n")
+    assert to_data(doc, doc.root) == {"x": "!t\n!a !b !c\n"}

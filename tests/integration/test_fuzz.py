@@ -374,3 +374,21 @@ def test_atheris_finds_no_crash():
 
 if __name__ == "__main__":
     _atheris_main()
+
+
+# Tags, directives and markers in any order: what found rapidyaml's crash on three tags in a row
+# (SIGSEGV, which would end this process: a crash here fails the run loudly).
+SOUP = [b"%YAML 1.2\n", b"%TAG ! tag:x,2000:\n", b"%TAG !e! tag:e.com,2000:\n", b"%FOO bar\n", b"---\n", b"...\n",
+        b"--- ", b"!e!x ", b"! ", b"!!str ", b"!<tag:x> ", b"a: b\n", b"- x\n", b"k: !e!t v\n", b"&a ", b"*a\n", b"? ",
+        b": ", b"\n", b"  ", b"[", b"]", b"{", b"}", b"#c\n", b"|\n  t\n", b"%TAG !a! !\n", b"!a!b c\n"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(SOUP), min_size=1, max_size=14))
+@example([b"a: b\n", b"!<tag:x> ", b"\n", b"!e!x ", b"! ", b"!<tag:x> ", b"%YAML 1.2\n"])
+def test_tags_and_directives_in_any_order_never_crash_the_reader(parts):
+    try:
+        with quiet_stderr():
+            Doc.parse(b"".join(parts))
+    except YamlError:
+        pass
