@@ -116,14 +116,14 @@ _TAG_RUN = re.compile(rb"(?:![^\s]*[ \t]+){2}!")
 
 def _crashes_the_parser(data: bytes | bytearray) -> bool:
     """Whether rapidyaml dies parsing ``data``, asked of a forked child so that krmfn survives."""
-    import os  # here, for start-up time: only a rare text needs it
+    # Here, for start-up time: only a rare text needs them.
+    import faulthandler
+    import os
+    import signal
 
     pid = os.fork()
     if pid == 0:  # the child: parse, and say nothing but how it ended
         try:
-            import faulthandler
-            import signal
-
             faulthandler.disable()  # a crash is the expected answer here, not a report
             signal.signal(signal.SIGSEGV, signal.SIG_DFL)  # nor a fuzzer's (atheris installs its own)
             os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
