@@ -108,10 +108,11 @@ class NotWritable(YamlError):
         super().__init__(detail, lead="not writable")
 
 
-# Three tags in a row: rapidyaml 0.15.2 crashes (SIGSEGV) on some of these, e.g. a tag ending one
-# line and ``!t !t !t`` the next. A node has one tag, so outside a block scalar or a quoted
-# string this is never valid YAML. A match is parsed first in a child process.
-_TAG_RUN = re.compile(rb"(?:![^\s]*[ \t]+){2}!")
+# A tag: ``!`` starting a token. rapidyaml 0.15.2 crashes (SIGSEGV) on a family of texts where
+# several tags pile up on one node (``!\n!\n! !``; ``!t`` ending one line and ``!t !t !t`` the
+# next; tags between anchors and ``[``), which is never valid YAML. Manifests almost never hold
+# two tags, so a text that does is parsed first in a child process, and refused if that dies.
+_TAG = re.compile(rb"(?:^|(?<=[\s\[\]{},?:-]))!")
 
 
 def _crashes_the_parser(data: bytes | bytearray) -> bool:
@@ -142,11 +143,11 @@ def _parse(data: bytes | bytearray) -> ryml.Tree:
     its own message on stderr before raising; the CLI runs inside :func:`quiet_stderr`.
     """
     if data.find(b"!") >= 0:
-        run = _TAG_RUN.search(data)
-        if run is not None and _crashes_the_parser(data):
-            line = data.count(b"\n", 0, run.start()) + 1
-            raise YamlError(f"several tags on one node at line {line} (a node has one tag)", line,
-                            problem="several tags on one node")
+        first = _TAG.search(data)
+        if first is not None and _TAG.search(data, first.end()) is not None and _crashes_the_parser(data):
+            line = data.count(b"\n", 0, first.start()) + 1
+            raise YamlError(f"tags rapidyaml, krmfn's YAML reader, cannot parse (it crashes on them), from line "
+                            f"{line}: a node has one tag", line, problem="tags rapidyaml cannot parse")
     tree = ryml.Tree()
     # Reserve the node count up front, with room for what krmfn adds (metadata and results,
     # estimated from how often ConfigMaps are named): any later growth copies the whole array.

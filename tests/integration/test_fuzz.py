@@ -386,7 +386,11 @@ SOUP = [b"%YAML 1.2\n", b"%TAG ! tag:x,2000:\n", b"%TAG !e! tag:e.com,2000:\n", 
 @FUZZ
 @given(st.lists(st.sampled_from(SOUP), min_size=1, max_size=14))
 @example([b"a: b\n", b"!<tag:x> ", b"\n", b"!e!x ", b"! ", b"!<tag:x> ", b"%YAML 1.2\n"])
+@example([b"!<tag:x> ", b"\n", b"!<tag:x> ", b"\n", b"#c\n", b"#c\n", b"!<tag:x> ", b"!e!x ", b"%YAML 1.2\n",
+          b"--- ", b"{", b"%TAG !e! tag:e.com,2000:\n", b"%YAML 1.2\n"])
 def test_tags_and_directives_in_any_order_never_crash_the_reader(parts):
+    if LAST_INPUT:
+        Path(LAST_INPUT).write_bytes(b"".join(parts))
     try:
         with quiet_stderr():
             Doc.parse(b"".join(parts))
