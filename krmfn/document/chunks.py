@@ -171,7 +171,7 @@ def _body_start(data: bytes) -> tuple[int, bool]:
     and whether it starts on the ``---`` line itself (``--- {...}``)."""
     pos = 0
     end = len(data)
-    directives = 0
+    directive = False  # a %YAML line seen, waiting for its '---'
     marked = False  # past a '---': a directive here would start a second document
     while pos < end:
         nl = data.find(b"\n", pos)
@@ -180,21 +180,21 @@ def _body_start(data: bytes) -> tuple[int, bool]:
         if line.startswith(b"%"):
             # One %YAML line is common; two, a %TAG (whose handles would change how each item
             # reads) or a reserved directive go to the whole-document parse, which names the error.
-            directives += 1
-            if marked or directives > 1 or not YAML_DIRECTIVE.fullmatch(line):
+            if marked or directive or not YAML_DIRECTIVE.fullmatch(line):
                 raise SplitError("a directive other than one '%YAML 1.x' line", pos)
+            directive = True
             pos = nl + 1 if nl >= 0 else end
             continue
         if not bare or bare.startswith(b"#"):
             pos = nl + 1 if nl >= 0 else end
             continue
         marker = MARKER.match(line) if line.startswith((b"---", b"...")) else None
-        if directives and not (marker and marker.group(1) == b"---"):
+        if directive and not (marker and marker.group(1) == b"---"):
             raise SplitError("a directive not followed by '---'", pos)
         if marker and marker.group(1) == b"---":
             if marked:
                 raise SplitError("a second '---' before any content", pos)
-            directives, marked = 0, True  # a directive ends at its document's '---'
+            directive, marked = False, True  # a directive ends at its document's '---'
             if marker.group(2) is not None:  # nothing after it but a comment
                 pos = nl + 1 if nl >= 0 else end
                 continue

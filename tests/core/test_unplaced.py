@@ -30,6 +30,12 @@ def widget(spec: str, namespace: str = "ns", kind: str = "Widget") -> str:
             + textwrap.indent(textwrap.dedent(spec).strip("\n"), "    ") + "\n")
 
 
+def deployment_d(*pod_spec: str) -> str:
+    """Deployment d in namespace ns whose pod spec holds these lines."""
+    return ("- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: d, namespace: ns}\n  spec:\n"
+            "    template:\n      spec:\n" + "".join(f"        {line}\n" for line in pod_spec))
+
+
 def warnings(spec: str, **kw) -> list:
     out = run(resource_list(CM + widget(spec, **kw)))
     assert exit_code(out) == 0, out.results
@@ -123,17 +129,8 @@ def test_known_kinds_are_searched_outside_the_tables_paths():
     """A Deployment's ``extra.configMapRef`` is no path krmfn rewrites: a warning, with the field
     spec; the references it rewrites are not warned about, and the ConfigMap is not also said to
     be referenced by nothing when only such a field names it."""
-    deployment = CM + """\
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: d, namespace: ns}
-  spec:
-    template:
-      spec:
-        containers: [{name: c, envFrom: [{configMapRef: {name: app}}]}]
-        extra: {configMapRef: {name: app}}
-"""
-    out = run(resource_list(deployment))
+    out = run(resource_list(CM + deployment_d("containers: [{name: c, envFrom: [{configMapRef: {name: app}}]}]",
+                                              "extra: {configMapRef: {name: app}}")))
     found = [r for r in out.results if r.severity == "warning"]
     assert [r.field_path for r in found] == ["spec.template.spec.extra.configMapRef.name"]
     assert "does not rewrite this field of Deployment (apps)" in found[0].message
@@ -244,36 +241,24 @@ def test_each_secret_shape_is_a_warning_with_its_path_and_a_field_spec(spec, pat
 
 
 def test_a_secret_in_a_pod_spec_like_map_gets_the_secret_paths_of_all_of_it():
-    out = run(resource_list(SECRET + widget("""
-        runner:
-          containers:
-          - envFrom: [{secretRef: {name: creds}}]
-        """)))
+    runner = "runner:\n  containers:\n  - envFrom: [{secretRef: {name: creds}}]"
+    out = run(resource_list(SECRET + widget(runner)))
     [w] = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"]
     paste = w.message[w.message.index("\n- kind: Secret") + 1:]
     specs = [line[4:] for line in paste.splitlines() if line.startswith("  - ")]
     assert "{kind: Widget, group: example.com, path: spec/runner/imagePullSecrets/name}" in specs
     assert not any("configMap" in p for p in specs)
     fc = "apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nfieldSpecs:\n" + paste
-    again = run(resource_list(SECRET + widget("runner:\n  containers:\n  - envFrom: [{secretRef: {name: creds}}]"), fc))
+    again = run(resource_list(SECRET + widget(runner), fc))
     assert not [r for r in again.results if r.severity == "warning"]
-    runner = items_by_name(again)[("Widget", "w")]["spec"]["runner"]
-    assert runner["containers"][0]["envFrom"][0]["secretRef"]["name"] == NEW_SECRET
+    rewritten = items_by_name(again)[("Widget", "w")]["spec"]["runner"]
+    assert rewritten["containers"][0]["envFrom"][0]["secretRef"]["name"] == NEW_SECRET
 
 
 def test_a_deployment_with_secret_volumes_is_searched_outside_its_paths_only_for_what_the_walk_missed():
-    deployment = SECRET + """\
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: d, namespace: ns}
-  spec:
-    template:
-      spec:
-        containers: [{name: c}]
-        volumes: [{name: v, secret: {secretName: creds}}]
-        extra: {secretRef: {name: creds}}
-"""
-    out = run(resource_list(deployment))
+    out = run(resource_list(SECRET + deployment_d("containers: [{name: c}]",
+                                                  "volumes: [{name: v, secret: {secretName: creds}}]",
+                                                  "extra: {secretRef: {name: creds}}")))
     found = [r for r in out.results if r.severity == "warning"]
     assert [r.field_path for r in found] == ["spec.template.spec.extra.secretRef.name"]
     assert items_by_name(out)[("Deployment", "d")]["spec"]["template"]["spec"]["volumes"][0]["secret"][
