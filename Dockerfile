@@ -25,7 +25,7 @@ RUN python3 /tmp/pip.whl/pip install --quiet --target /opt/krmfn --find-links /t
         --only-binary :all: --require-hashes -r /tmp/requirements.lock \
  && python3 /tmp/pip.whl/pip install --quiet --target /opt/krmfn --no-deps /tmp/wheels/krmfn-*.whl \
  && rm -rf /opt/krmfn/bin \
- && PYTHONPATH=/opt/krmfn python3 -c "import krmfn, ryml"
+ && PYTHONPATH=/opt/krmfn python3 -c "import krmfn, yaml; assert yaml.__with_libyaml__"
 
 FROM ${BASE}
 LABEL org.opencontainers.image.title="krmfn" \

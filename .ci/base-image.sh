@@ -9,7 +9,7 @@
 # Needs root, debootstrap and a Docker daemon: run .ci/docker-up.sh first.
 #
 # Packages: minbase already holds libstdc++6 and libgcc-s1 (apt needs them),
-# which the rapidyaml wheel's C++ extension links against. python3-minimal is
+# which compiled wheels may link against. python3-minimal is
 # the interpreter plus a core stdlib; libpython3.11-stdlib adds the rest of the
 # stdlib (json, dataclasses, shutil, ...), which the package and pip need.
 #

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
 import yaml
+from hypothesis import settings
 from containers import docker, image  # noqa: F401  (session fixtures: one image build per run)
 
 from krmfn.cli.guard import exit_code as _exit_code
 from krmfn.core.function import Outcome, run_resource_list
+
+# Random tests are seeded (the same examples every run), so that a red run is a change's doing;
+# KRMFN_RANDOM=1 searches afresh. The fuzz tests keep their own profiles.
+settings.register_profile("seeded", derandomize=True, deadline=None)
+settings.register_profile("random", deadline=None)
+settings.load_profile("random" if os.environ.get("KRMFN_RANDOM") else "seeded")
 
 
 def resource_list(items: str, function_config: str | None = None) -> str:

@@ -16,14 +16,11 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-import ryml
-
 from krmfn.core.function import Outcome, run_resource_list
-from krmfn.document import chunks
-from krmfn.document.chunks import Origin
 from krmfn.document.encoding import BOM as _BOM
 from krmfn.document.encoding import check_utf8
 from krmfn.document.limits import Limits, check_input
+from krmfn.document.split import Origin, cut
 from krmfn.document.tree import Doc
 from krmfn.results import KrmfnError, Result, has_errors
 
@@ -203,22 +200,9 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
 
 def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes]:
     """Each output item as a document; a document the function left alone comes back as it was."""
-    layout = chunks.split(output)
-    if layout is not None:
-        return [body if layout.indent == 0 and item == wrap_item(body) else unwrap_item(item, layout.indent)
-                for item, body in zip(layout.items, bodies)]
-    # The core writes a block list around the items' own texts, which always splits; should it
-    # not, compare each item with the input's emitted the same way, to tell the untouched ones.
-    out, before = _emitted_items(output), _emitted_items(wrapped)
-    return [body if new == old else new for new, old, body in zip(out, before, bodies)] + out[len(bodies):]
-
-
-def _emitted_items(text: bytes) -> list[bytes]:
-    doc = Doc.parse(text)
-    node = doc.get(doc.documents()[0], "items")
-    if node is None or not doc.is_seq(node):
-        return []
-    return [ryml.emit_yaml(doc.tree, child).encode() for child in doc.children(node)]
+    items = cut(output).items
+    return [body if item == wrap_item(body) else unwrap_item(item, len(item) - len(item.lstrip(b" ")))
+            for item, body in zip(items, bodies)] + [unwrap_item(i, 0) for i in items[len(bodies):]]
 
 
 def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits()) -> StreamOutcome:

@@ -11,18 +11,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import read_config
-from krmfn.core.parallel import scan_items
+from krmfn.core.parallel import scan_items, write_items
 from krmfn.core.plan import plan
 from krmfn.core.walk import ReferenceTable
-from krmfn.core.write import write
 from krmfn.document.encoding import TextForm, as_lf_utf8
-from krmfn.document.envelope import read_resource_list, render
+from krmfn.document.envelope import item_error, read_resource_list, render
 from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
 from krmfn.document.tree import YamlError
 from krmfn.results import KrmfnError, Result, has_errors
 
 if TYPE_CHECKING:
-    from krmfn.document.chunks import Origin
+    from krmfn.document.split import Origin
 
 
 @dataclass(repr=False, eq=False)
@@ -63,7 +62,8 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
         try:
             rl = read_resource_list(data, item_names, item_origins, form)
         except YamlError as exc:
-            return Outcome([], yaml_error(exc, data, prescan, limits))
+            placed = item_error(exc, data, item_names, item_origins)
+            return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
         return Outcome([], exc.results)
     try:
@@ -71,7 +71,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
         config = read_config(rl.envelope, rl.function_config)
         scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), len(data))
         p = plan(scanned, config, rl.item_name)
-        items, results = write(scanned, p, config), p.results
+        items, results = write_items(scanned, p, config, len(data)), p.results
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
     return Outcome(render(rl, items, results), results)

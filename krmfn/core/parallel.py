@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from krmfn.core.config import Config
+from krmfn.core.plan import Plan
 from krmfn.core.scan import Hashed, Reference, Scanned, scan
 from krmfn.core.walk import ReferenceTable
+from krmfn.core.write import write
 from krmfn.document.envelope import ResourceList
 from krmfn.document.resource import Resource
 from krmfn.results import KrmfnError
@@ -54,17 +56,17 @@ class _Packed:
 
 def _pack(s: Scanned) -> _Packed:
     return _Packed(
-        [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata) for r in s.resources],
+        [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata, r.aliases) for r in s.resources],
         [r.index for r in s.renamed],
         [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select) for h in s.hashed],
-        {i: [(r.node, r.name, r.offset, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
+        {i: [(r.node, r.name, r.site, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
          for i, refs in s.references.items()},
         s.results, s.declined, s.families, s.marks, s.rollouts)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
-    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i])
-                 for i, node, api, kind, name, ns, meta in p.resources}
+    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i], aliases=aliases)
+                 for i, node, api, kind, name, ns, meta, aliases in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
@@ -146,3 +148,18 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
         raise err
     rest = _unpack(cast(_Packed, second), rl) if second is not None else scan(rl, config, table, mid, n)
     return _merge(cast(Scanned, first), rest)
+
+
+def write_items(scanned: Scanned, p: Plan, config: Config, size: int) -> list[bytes]:
+    """:func:`krmfn.core.write.write` over every item, on two processes when the input is large:
+    each changed item is read again twice (its input and its new text, for the check before
+    writing), which costs as much as the scan."""
+    n = len(scanned.resources)
+    if not _worth_it(size, n):
+        return write(scanned, p, config)
+    mid = _middle([len(r.source) for r in scanned.resources])
+    first, second, err = _halves(n, mid, lambda a, b: write(scanned, p, config, a, b))
+    if err is not None:
+        raise err
+    rest = second if second is not None else write(scanned, p, config, mid, n)
+    return first + rest

@@ -21,8 +21,9 @@ from krmfn.core.strategy import content_digest, strategy_of
 from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.envelope import ResourceList
-from krmfn.document.resource import Resource, read_resource
-from krmfn.document.textedit import Edit
+from krmfn.document.resource import Resource, known_resource, read_resource
+from krmfn.document.textedit import Edit, NotEditable, site
+from krmfn.document.tree import Doc
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 
 MAX_NAME = 253
@@ -44,7 +45,7 @@ class Hashed:
     original: str
     new_name: str
     referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
-    edits: list[Edit] | None = None  # the rename in its own text (made while its tree was read); None: re-emit
+    edits: list[Edit] = field(default_factory=list)  # the rename in its own text (made while its tree was read)
     # suffix: renamed <original>-<hash>; annotation: keeps its name, referrers carry a hash of its
     # content (core.strategy); off: opted out after krmfn renamed it, so it gets its name back.
     strategy: str = "suffix"
@@ -54,11 +55,12 @@ class Hashed:
 
 @dataclass(slots=True, repr=False, eq=False)
 class Reference:
-    """A scalar in a referrer that names an object of a renamed kind; ``offset``: where its text starts."""
+    """A scalar in a referrer that names an object of a renamed kind; ``site``: where its text is
+    (document.textedit.site), so that the write needs no tree; None where it cannot be edited."""
 
     node: int
     name: str
-    offset: int | None
+    site: tuple | None
     namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
     prefix: str = ""  # text before the name in the same scalar (``namespace/``)
     unplaced: bool = False  # shaped like a reference where the table does not look: warn only
@@ -238,7 +240,7 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
 def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:
     """An object under the stable-name strategy: it keeps (or gets back) its original name and
     its referrers carry a digest of its content (core.strategy)."""
-    edits: list[Edit] | None = []
+    edits: list[Edit] = []
     if ORIGINAL_NAME in res.annotations:  # switched from the suffix strategy
         from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 
@@ -270,6 +272,24 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
             "warning", res.ref, f"{where}.annotations[{key}]"))
 
 
+def _needs_reading(res: Resource, source: bytes, config: Config, table: ReferenceTable) -> bool:
+    """Whether an object's bytes can matter: a renamed kind, a kind the table walks or notes, krmfn's
+    own keys or a workload mark in it, or a mention of a renamed kind where references may hide.
+    Real renders are mostly CRDs and RBAC: their objects are never parsed alone."""
+    if renamed_kind(res.api_version, res.kind) is not None or res.kind in table.notice_kinds:
+        return True
+    if table.walk_for(res.api_version, res.kind) is not None or OWN_BYTES in source or may_mark(source, config):
+        return True
+    return res.kind not in NOT_REFERRERS and any(mark in source for _, mark in UNPLACED_MARKERS)
+
+
+def _site(doc: Doc, node: int) -> tuple | None:
+    try:
+        return site(doc, node)
+    except NotEditable:
+        return None  # the write reads the item again and names the field
+
+
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
          stop: int | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
@@ -278,13 +298,22 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
     retention = retention_annotations(config.retention)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
+        plain = known_resource(source, index, rl.identity(index))
+        if plain is not None and not _needs_reading(plain, source, config, table):
+            out.resources.append(plain)  # nothing in it can matter: never parsed
+            continue
         res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
         kind = renamed_kind(res.api_version, res.kind)
         if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
             check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
         if kind is not None:
-            _scan_renamed(res, kind, config, retention, out)
+            try:
+                _scan_renamed(res, kind, config, retention, out)
+            except NotEditable as exc:
+                where = res.tree.path_of(exc.node, res.node)
+                raise InputError(f"{where} must change and cannot be written in place: {exc}", res.ref,
+                                 where) from None
         refs: list[Reference] = []
         walk = table.walk_for(res.api_version, res.kind)
         known = walk is not None  # whether the table knows the kind (else reference-shaped fields are looked for)
@@ -294,7 +323,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
                 name = doc.string(node)
                 if name is None:
                     continue
-                ref = Reference(node, name, doc.offset(node), kind=target)
+                ref = Reference(node, name, _site(doc, node), kind=target)
                 if spec is not None:  # rare: the name part of ``namespace/name``, a namespace named beside it
                     ref.name, ref.namespace, ref.prefix = spec.target(doc, node, name)
                 refs.append(ref)
@@ -328,5 +357,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
                          if node not in placed]
         if refs:
             out.references[index] = refs
+        if res.doc is not None and res.doc.may_alias:
+            res.aliases = True
         res.drop()
     return out

@@ -1,7 +1,7 @@
 """The reference walk: field specs compiled into tries per kind, and the loop that follows them.
 
 Why tries: paths share long prefixes (``spec/template/spec``), walked once per object; the
-walk is the hottest loop of a run and calls rapidyaml's functions directly (document.native).
+walk is the hottest loop of a run and reads the tree's arrays directly.
 """
 
 from __future__ import annotations
@@ -11,17 +11,15 @@ from dataclasses import dataclass, field, replace
 
 from krmfn.core.fieldspec import FieldSpec, split_path
 from krmfn.core.table import BUILTIN, NOTICES, Entry, Notice
-from krmfn.document import native as raw
-from krmfn.document.native import NONE
-from krmfn.document.tree import Doc
+from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, Doc
 
 # --- compiled tries and the walk ------------------------------------------------------------
 
-# A trie of paths: key (bytes, as rapidyaml looks it up) -> sub-trie. The key END marks where
+# A trie of paths: key -> sub-trie. The key END marks where
 # a name sits: it maps each renamed kind named there to None (found as it is) or to a leaf, the
 # tuple of that kind's specs with attributes (the first that accepts a scalar wins).
 Trie = dict
-END = b""
+END = ""
 Leaf = tuple  # tuple[FieldSpec, ...]
 
 # The same trie as nested tuples for the walk: ``(((key, Walk), ...), end)``, where ``end`` is
@@ -60,7 +58,7 @@ def compile_trie(specs: Iterable[FieldSpec]) -> Trie:
     for spec in (s for given in specs for s in _leaf_specs(given)):
         node = root
         for key in spec.path:
-            node = node.setdefault(key.encode(), {})
+            node = node.setdefault(key, {})
         ends = node.setdefault(END, {})
         kind = spec.refers_to
         if spec.plain:
@@ -163,41 +161,51 @@ def find(doc: Doc, node: int, trie: Trie | Walk) -> list[Found]:
     traversed implicitly. Scalars found through a spec with attributes are kept only when its
     conditions hold, and come with that spec (for the namespace it names, or a ``namespace/`` prefix).
 
-    The hottest loop of a run (every workload, every path): it calls rapidyaml directly, asks
-    whether a node is a list only when none of the trie's keys is found in it (``find_child``
-    finds no key in a list), and builds no paths; :meth:`Doc.path_of` makes one when needed.
+    Maps and lists reached through an alias are walked where the alias points (a scalar inside is
+    found once per place that reads it); a name that is itself an alias is found as the alias,
+    so that a change writes the alias out rather than its anchor. The hottest loop of a run: it
+    builds no paths; :meth:`Doc.path_of` makes one when needed.
     """
     walk = compile_walk(trie) if isinstance(trie, dict) else trie
-    t, may_alias, resolve = doc.raw, doc.may_alias, doc.resolve
-    is_seq, find_child, first_child, next_sibling = raw.is_seq, raw.find_child, raw.first_child, raw.next_sibling
-    has_val = raw.has_val
+    kinds, kids, keys, alias_of, get = doc.kind, doc.kids, doc.kname, doc.alias_of, doc.get
     found: list[Found] = []
     stack: list[tuple[int, Walk]] = [(node, walk)]
     pop, push = stack.pop, stack.append
     while stack:
         node, step = pop()
-        if may_alias:
-            node = resolve(node)
+        kind = kinds[node]
         pairs, end = step
-        if end is not None and has_val(t, node):  # a scalar; nulls and non-strings are the caller's to skip
-            if end.__class__ is str:
-                found.append((node, end, None))
-            else:  # several kinds end here, or specs with attributes: rare
-                for kind, leaf in end:
-                    spec = None if leaf is None else _match(leaf, doc, node)
-                    if leaf is None or spec is not None:
-                        found.append((node, kind, spec))
+        if kind == ALIAS:
+            target = alias_of[node]
+            if target < 0 or kinds[target] == SCALAR:
+                kind = SCALAR  # the alias stands for the scalar: found as itself
+            else:
+                node, kind = target, kinds[target]
+        if kind == SCALAR:
+            if end is not None:  # nulls and non-strings are the caller's to skip
+                if end.__class__ is str:
+                    found.append((node, end, None))
+                else:  # several kinds end here, or specs with attributes: rare
+                    for target_kind, leaf in end:
+                        spec = None if leaf is None else _match(leaf, doc, node)
+                        if leaf is None or spec is not None:
+                            found.append((node, target_kind, spec))
             continue
-        matched = False
-        for key, sub in pairs:
-            child = find_child(t, node, key)  # NONE for scalars and lists
-            if child != NONE:
-                push((child, sub))
-                matched = True
-        if not matched and is_seq(t, node):
-            child = first_child(t, node)
-            while child != NONE:
+        if kind == MAP:
+            if len(kids[node]) > 12 or doc.merges:  # type: ignore[arg-type]
+                for key, sub in pairs:
+                    child = get(node, key)
+                    if child is not None:
+                        push((child, sub))
+            else:
+                for child in kids[node]:  # type: ignore[union-attr]
+                    k = keys[child]
+                    for key, sub in pairs:
+                        if key == k:
+                            push((child, sub))
+                            break
+        elif kind == SEQ:
+            for child in kids[node]:  # type: ignore[union-attr]
                 push((child, step))
-                child = next_sibling(t, child)
     found.sort()  # document order, whatever the stack's order
     return found

@@ -3,70 +3,80 @@
 See the KRM functions specification (kustomize ``cmd/config/docs/api-conventions/
 functions-spec.md``). Items stay the very texts that were read, in their order; only the
 ``results`` field of the envelope is written here. Whatever the input's shape (block or flow
-style, JSON, a leading ``---``, CRLF, a BOM), it is cut into its items' own texts
-(document.chunks), never re-emitted; Lists among the items are read as their entries
-(document.lists).
+style, JSON, a leading ``---``, CRLF, a BOM), document.split cuts it into its objects' own texts
+by the parser's events; Lists among the items are read as their entries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from krmfn.document import chunks
-from krmfn.document.chunks import Origin, Split, SplitError
 from krmfn.document.data import results_yaml
 from krmfn.document.encoding import TextForm
+from krmfn.document.split import Cut, Origin, cut
 from krmfn.document.tree import Doc, YamlError
 from krmfn.results import InputError, Result
-
-if TYPE_CHECKING:
-    from krmfn.document.lists import Flat
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 
 
 @dataclass(repr=False, eq=False)
 class ResourceList:
-    """The envelope (its own small tree) and the items' texts, read one at a time."""
+    """The envelope (its own small tree) and the objects' texts, read one at a time."""
 
     envelope: Doc
     node: int
-    layout: Split
+    layout: Cut
     function_config: int | None
     names: Sequence[str] | None  # how messages name each item that cannot be named by kind and name
     origins: list[Origin] | None  # where each item's text is in the user's input; None: ask layout
-    flat: Flat | None = None  # Lists among the items, read as their objects (document.lists)
     form: TextForm = field(default_factory=TextForm)
 
     def item_name(self, index: int) -> str:
-        names = self.flat.names if self.flat is not None else self.names
-        return names[index] if names is not None and index < len(names) else f"item {index}"
+        number = self.layout.outer[index] if index < len(self.layout.outer) else index
+        inner = self.layout.outer.count(number) > 1
+        base = self.names[number] if self.names is not None and number < len(self.names) else f"item {number}"
+        if inner:
+            entry = index - self.layout.outer.index(number)
+            return f"{base}, entry {entry}"
+        return base
 
     def origin(self, index: int) -> Origin:
         """Where an item's text is in the input (for a message's line and column)."""
-        if self.flat is not None:
-            origins = self.flat.origins
-        elif self.origins is None:
-            return self.layout.origin(index)
-        else:
-            origins = self.origins
-        return origins[index] if index < len(origins) else Origin()
+        own = self.layout.origin(index)
+        if self.origins is None:
+            return own
+        number = self.layout.outer[index] if index < len(self.layout.outer) else index
+        if number >= len(self.origins):
+            return own
+        outer = self.origins[number]
+        first = self.layout.origin(self.layout.outer.index(number))
+        line_offset = own.line - first.line
+        return Origin(outer.line + line_offset, (outer.first_column if line_offset == 0 else outer.column)
+                      + own.first_column, outer.column)
 
     def placer(self, index: int) -> Callable[[int, int], tuple[int, int]]:
         """Where a line and column of an item's text are in the input; its origin is found only
-        when a message asks (counting lines from the top for every item would cost a pass each)."""
+        when a message asks."""
         return lambda line, col: self.origin(index).place(line, col)
+
+    def identity(self, index: int) -> dict[str, str] | None:
+        """An object's apiVersion, kind, name and namespace as the cut read them (None: not plain
+        enough to know without parsing the object)."""
+        idents = self.layout.idents
+        return idents[index] if index < len(idents) else None
 
     @property
     def sources(self) -> list[bytes]:
-        """Every item's text, Lists' entries in their place."""
-        return self.flat.sources if self.flat is not None else self.layout.items
+        """Every object's text, Lists' entries in their place."""
+        return self.layout.items
 
 
 def _check_envelope(doc: Doc) -> int:
     docs = doc.documents()
+    if len(doc.all_documents()) > 1:
+        docs = doc.all_documents()
     if not docs:
         raise InputError("the input is empty; expected a ResourceList (kind: ResourceList, "
                          "apiVersion: config.kubernetes.io/v1)")
@@ -84,71 +94,112 @@ def _check_envelope(doc: Doc) -> int:
     items = doc.get(root, "items")
     if items is not None and not doc.is_null(items) and not doc.is_seq(items):
         raise InputError(f"the ResourceList's items is {doc.describe(items)}, not a list")
+    duplicate = doc.duplicate_key(root)
+    if duplicate is not None:
+        raise InputError(f"the ResourceList has the key {duplicate} twice")
     return root
-
-
-def _unsplittable(data: bytes, exc: SplitError) -> InputError:
-    """Why a text the splitter cannot cut is refused: what the whole document says first (not a
-    ResourceList, two documents, not YAML), else where the cut was unsure."""
-    doc = Doc.parse(data)  # raises YamlError, with its line and column, for text that is not YAML
-    _check_envelope(doc)
-    line, col = chunks.line_of(data, exc.offset), chunks.column_of(data, exc.offset)
-    return InputError(f"the ResourceList could not be cut into its items for certain: {exc} at line {line}, "
-                      f"column {col}; krmfn never re-writes items it does not change, so it reads a ResourceList "
-                      "item by item (block style as kpt writes it, or JSON)")
-
-
-def cut(data: bytes) -> Split:
-    """The input cut into its items: block style by document.chunks, flow style by document.flowsplit
-    (which checks its cut against a parse of the whole)."""
-    try:
-        return chunks.layout(data)
-    except chunks.FlowShape as shape:
-        from krmfn.document import flowsplit  # here, for start-up time: flow-style lists are rare
-
-        return flowsplit.layout(data, shape)
 
 
 def read_resource_list(data: bytes, item_names: Sequence[str] | None = None,
                        item_origins: Sequence[Origin] | None = None, form: TextForm = TextForm()) -> ResourceList:
-    """Split the input, read and check its envelope; items are read later, one at a time.
+    """Cut the input, read and check its envelope; items are read later, one at a time.
 
     ``item_names`` and ``item_origins``: how messages name each item, and where its text is in
     the user's input (a stream's documents, a file's), when not "item N" of this text.
     ``form``: the BOM and line breaks the input came with, for :func:`render`.
     """
-    try:
-        layout = cut(data)
-    except SplitError as exc:
-        raise _unsplittable(data, exc) from None
-    envelope = Doc.parse(layout.envelope() or b"{}")
+    if data.startswith(b"%TAG") or data.find(b"\n%TAG") >= 0:
+        raise InputError("a %TAG directive: krmfn reads each item apart from the stream's directives, so its tags "
+                         "would read differently; resolve the tags in the items")
+    layout = cut(data)
+    envelope = Doc.parse(layout.envelope)
     root = _check_envelope(envelope)
     fc = envelope.get(root, "functionConfig")
     if fc is not None and envelope.is_null(fc):
         fc = None
-    count = len(layout.items)
-    names = item_names
     origins = list(item_origins) if item_origins is not None else None
-    flat = None
-    if data.find(b"List") >= 0 and any(item.find(b"List") >= 0 for item in layout.items):  # Lists are rare
-        from krmfn.document import lists  # here, for start-up time
+    return ResourceList(envelope, root, layout, fc, item_names, origins, form)
 
-        every = origins or [layout.origin(i) for i in range(count)]
-        named = [names[i] if names is not None and i < len(names) else f"item {i}" for i in range(count)]
-        flat = lists.flatten(layout.items, named, every + [Origin()] * (count - len(every)))
-        flat = flat if flat.groups else None
-    return ResourceList(envelope, root, layout, fc, names, origins, flat, form)
+
+def item_error(exc: YamlError, data: bytes, names: Sequence[str] | None,
+               origins: Sequence[Origin] | None) -> Result | None:
+    """The error of input that does not read, named by the block-list item it falls in (``item 3``,
+    or the document or file it came from) and placed in the user's text; None when it is not in
+    an item of a block ``items:`` list (the whole input is then named)."""
+    if not exc.line:
+        return None
+    lines = data.split(b"\n")
+    try:
+        items_at = next(i for i, line in enumerate(lines) if line.rstrip() == b"items:")
+    except StopIteration:
+        return None
+    starts = []
+    indent = None
+    for i in range(items_at + 1, len(lines)):
+        text = lines[i]
+        stripped = text.lstrip(b" ")
+        if indent is None and stripped.startswith(b"- "):
+            indent = len(text) - len(stripped)
+        if indent is not None and text[:indent].strip() == b"" and text[indent:indent + 2] == b"- ":
+            starts.append(i + 1)  # 1-based
+        elif text[:1] not in (b" ", b"-", b"#", b""):
+            break
+    # The parser may stop past the item that is wrong (an unclosed bracket): the first item that
+    # does not read alone is the one to name.
+    index, problem, line, col = -1, exc.problem, exc.line, exc.col
+    own_line = 0
+    bounds = starts + [len(lines) + 1]
+    for i, first in enumerate(starts):
+        try:
+            chunk = b"\n".join(lines[first - 1:bounds[i + 1] - 1])
+            Doc.parse(chunk if chunk.endswith(b"\n") else chunk + b"\n")
+        except YamlError as own:
+            index, problem = i, own.problem
+            line, col = (own.line or 1), own.col
+            own_line = line
+            break
+    if index < 0:
+        before = [s for s in starts if s <= exc.line]
+        if not before:
+            return None
+        index = len(before) - 1
+        line = exc.line - before[-1] + 1
+    name = names[index] if names is not None and index < len(names) else f"item {index}"
+    if origins is not None and index < len(origins):
+        line, col = origins[index].place(line, col)
+    else:
+        line += starts[index] - 1
+    return Result(f"{name} is not valid YAML: {problem} at line {line}, column {col}"
+                  f"{hint(lines, starts[index] - 1 + (own_line if own_line else exc.line - starts[index] + 1))}",
+                  "error")
+
+
+# Characters libyaml and go-yaml read as line breaks, which editors show as nothing.
+_BREAKS = (("\u2028", "U+2028 (LINE SEPARATOR)", "\\u2028"), ("\u2029", "U+2029 (PARAGRAPH SEPARATOR)", "\\u2029"),
+           ("\x85", "U+0085 (NEXT LINE)", "\\N"))
+
+
+def hint(lines: list[bytes], line: int) -> str:
+    """What to add to a parse error at 1-based ``line``: a tab in the indentation, or an invisible
+    line break, on that line or the two before it."""
+    for n in range(max(1, line - 2), min(line, len(lines)) + 1):
+        text = lines[n - 1]
+        if text.lstrip(b" ?:-").startswith(b"\t") and text[:1] in (b" ", b"\t", b"-", b"?", b":"):
+            return f"; line {n} has a tab in its indentation (or after a '-'), and YAML indents with spaces only"
+        decoded = text.decode("utf-8", "replace")
+        for char, name, escape in _BREAKS:
+            if char in decoded:
+                return (f"; line {n}, column {decoded.index(char) + 1} holds {name}, which YAML reads as a line "
+                        f'break: write it escaped in a double-quoted string ("{escape}"), or remove it')
+    return ""
 
 
 def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[bytes]:
-    """The output ResourceList's pieces: envelope as read, ``items`` (one per item the core read:
-    Lists are put back together here), and ``results`` (replacing any old ones, so that a run
-    over its own output changes nothing), in the input's form (BOM, CRLF)."""
-    text = b""
-    if results:
-        text = results_yaml(results).encode()
-    top = rl.flat.unflatten(items) if rl.flat is not None else items
-    return rl.form.restore(chunks.assemble(rl.layout, top, text))
+    """The output ResourceList's pieces: envelope as read, ``items`` (one per object), and
+    ``results`` (replacing any old ones, so that a run over its own output changes nothing), in
+    the input's form (BOM, CRLF)."""
+    text = results_yaml(results).encode() if results else b""
+    return rl.form.restore(rl.layout.assemble(items, text))
 
 
-__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "cut", "read_resource_list", "render"]
+__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "item_error", "read_resource_list", "render"]

@@ -6,8 +6,7 @@ Why each limit exists (measured on rapidyaml 0.15.2; docs/limits.md has the figu
   node costs 150 to 300 bytes: 32 MiB of ``[a,a,a,...]`` takes about 5 GB, and so does
   deep nesting (each level is a node). Hence the size limit and a node estimate, both
   checked before anything is parsed;
-- rapidyaml's emitter refuses trees deeper than 64 levels (``ExceptionVisit``), and
-  ``config.to_data`` recurses in Python. Hence the depth limit, 64 levels counted from the
+- ``config.to_data`` recurses in Python. Hence the depth limit, 64 levels counted from the
   top of the ResourceList (an item is at level 2, its ``metadata.name`` at level 4);
 - krmfn follows aliases when it looks for references and reads the functionConfig, so a
   "billion laughs" alias bomb would make it walk billions of nodes (and a recursive alias,
@@ -30,12 +29,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
-import ryml
-
-from krmfn.document.envelope import ResourceList
-from krmfn.document.native import NONE
+from krmfn.document.envelope import ResourceList, hint
 from krmfn.document.resource import parse_item
-from krmfn.document.tree import Doc, NotWritable, YamlError
+from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError
 from krmfn.results import InputError, ResourceRef, Result
 
 MIB = 1 << 20
@@ -148,15 +144,6 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
         raise InputError(f"the input holds the control character U+{data[offset]:04X} at line {line}, column {col}, "
                      "which YAML does not allow; remove it, or write it escaped in a double-quoted string "
                      f'("\\x{data[offset]:02x}")')
-    if b"\xc2" in kept or b"\xe2" in kept:  # some non-ASCII text: look for the three exactly
-        found = [(data.find(seq), name, escape) for seq, name, escape in _YAML11_BREAKS]
-        found = sorted(f for f in found if f[0] >= 0)
-        if found:
-            offset, name, escape = found[0]
-            line, col = _line_col(data, offset)
-            raise InputError(f"the input holds {name} at line {line}, column {col}: YAML 1.1 readers (kubectl, "
-                         "kustomize) take it for a line break and YAML 1.2 readers do not, so they would disagree "
-                         f'on the value; write it escaped in a double-quoted string ("{escape}"), or remove it')
     nodes = len(kept.translate(None, _ONLY_NODES))
     if nodes > limits.node_limit:
         raise InputError(f"the input holds about {nodes:,} YAML nodes in {_mib(len(data))}, over the limit of "
@@ -176,10 +163,9 @@ _ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too: rapidyaml 
 
 def _raw(doc: Doc, node: int | None) -> str | None:
     """A scalar's text without following aliases (for naming an object in a message)."""
-    t = doc.tree
-    if node is None or not t.has_val(node) or t.is_val_ref(node) or t.val(node) is None:
+    if node is None or doc.kind[node] != SCALAR:
         return None
-    return str(t.val(node), "utf-8", "replace")
+    return doc.val[node]
 
 
 def _identity(doc: Doc, node: int, where: str) -> tuple[str, ResourceRef | None]:
@@ -196,17 +182,13 @@ def _identity(doc: Doc, node: int, where: str) -> tuple[str, ResourceRef | None]
 
 def _too_deep(doc: Doc, top: int, top_level: int, limit: int) -> int | None:
     """The first node below ``top`` (at level ``top_level``) deeper than ``limit``, or None."""
-    t = doc.tree
-    first_child, next_sibling = t.first_child, t.next_sibling
-    stack = [(top, top_level)]
-    while stack:
-        node, level = stack.pop()
-        if level > limit:
-            return node
-        child = first_child(node)
-        while child != NONE:
-            stack.append((child, level + 1))
-            child = next_sibling(child)
+    level = {doc.up[top]: top_level - 1}
+    up = doc.up
+    for n in range(top, max(doc.stop[top], top + 1)):
+        d = level[up[n]] + 1
+        if d > limit:
+            return n
+        level[n] = d
     return None
 
 
@@ -216,42 +198,24 @@ def _check_depth(doc: Doc, top: int, top_level: int, limits: Limits, who: str, r
         return
     path = doc.path_of(node, top)
     raise InputError(f"{'it' if ref else who} nests deeper than {limits.max_depth} levels (counted from the top of the "
-                 "ResourceList), more than krmfn's YAML writer handles; flatten it, or leave this object out of the "
+                 "ResourceList), more than krmfn reads; flatten it, or leave this object out of the "
                  "function's input (kpt: the pipeline's exclude selector)", ref, path or None)
 
 
 def alias_growth(doc: Doc) -> tuple[int, tuple[int, str] | None]:
-    """How many nodes the tree's aliases add when expanded, or the first alias that cannot be
-    expanded ``(node, why)``: one with no anchor before it, or one inside the node it names.
-
-    Linear in the tree's size: each node's expanded size is computed once; anchors come from
-    the document's one index (:meth:`Doc.alias_target`), so this limit and reading agree.
-    """
-    t = doc.tree
-    root = t.root_id()
-    order: list[int] = []  # each node, then its children last to first: reversed, a post-order
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        stack.extend(ryml.children(t, n))
-    size: dict[int, int] = {}
-    for n in reversed(order):  # children before parents, earlier subtrees before later ones
-        if t.is_val_ref(n):
-            name = str(t.val_ref(n), "utf-8", "replace")
-            try:
-                target, on_key = doc.alias_target(n)
-            except YamlError as exc:
-                return 0, (n, exc.detail)
-            if on_key:
-                size[n] = 1  # the key's text: one scalar
-            elif target not in size:  # not finished: the alias is inside the node it names
-                return 0, (n, f"the alias *{name} is inside the node &{name} it names (a recursive alias)")
-            else:
-                size[n] = size[target]
-        else:
-            size[n] = 1 + sum(size[c] for c in ryml.children(t, n))
-    return size[root] - len(order), None
+    """How many nodes the tree's aliases add when expanded. Linear: nodes are sized in the order
+    they close (an anchored node closes before any alias of it), each once."""
+    n_nodes = len(doc.kind)
+    kind, kids, stop = doc.kind, doc.kids, doc.stop
+    closing = sorted(range(n_nodes), key=lambda n: (stop[n] if kind[n] in (MAP, SEQ, STREAM) else n + 1, -n))
+    size = [1] * n_nodes
+    for n in closing:
+        if kind[n] == ALIAS:
+            target = doc.alias_of[n]
+            size[n] = size[target] if target >= 0 else 1
+        elif kids[n]:
+            size[n] = 1 + sum(size[c] for c in kids[n] or ())
+    return size[0] - n_nodes, None
 
 
 def _check_aliases(doc: Doc, top: int, budget: list[int], limits: Limits, who: str,
@@ -300,40 +264,9 @@ def check_parsed(rl: ResourceList, prescan: Prescan, limits: Limits) -> None:
 
 # --- messages for input that does not parse -------------------------------------------------
 
-_TAB_PREFIX = re.compile(rb"[ ?:-]*\t")
-
-
 def yaml_error(exc: YamlError, data: bytes, prescan: Prescan, limits: Limits) -> list[Result]:
     """What to say when the whole input does not parse (or cannot be written back)."""
-    if isinstance(exc, NotWritable) and prescan.deep:
-        try:
-            _locate_deep(data, limits)
-        except InputError as located:
-            return located.results
     message = exc.message
     if exc.line:
-        lines = data.split(b"\n", exc.line)[max(0, exc.line - 3):exc.line]  # the line, and two before it
-        for n, text in zip(range(exc.line - len(lines) + 1, exc.line + 1), lines):
-            if _TAB_PREFIX.match(text):
-                message += (f"; line {n} has a tab in its indentation (or after a '-'), "
-                            "and YAML indents with spaces only")
-                break
+        message += hint(data.split(b"\n", exc.line), exc.line)
     return [Result(f"the input is {message}", "error")]
-
-
-def _locate_deep(data: bytes, limits: Limits) -> None:
-    """Name the item (or functionConfig) of a whole document that nests too deep."""
-    doc = Doc.parse(data)
-    docs = doc.documents()
-    if len(docs) != 1 or not doc.is_map(docs[0]):
-        return
-    root = docs[0]
-    level = 0 if root == doc.root else 1  # a document in a stream (after ``---``) is one level down
-    fc = doc.get(root, "functionConfig")
-    if fc is not None:
-        _check_depth(doc, fc, level + 1, limits, "functionConfig", None)
-    items = doc.get(root, "items")
-    if items is not None and doc.is_seq(items):
-        for index, node in enumerate(doc.children(items)):
-            who, ref = _identity(doc, node, f"item {index}")
-            _check_depth(doc, node, level + 2, limits, who, ref)

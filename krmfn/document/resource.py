@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from krmfn.document.native import NONE
-from krmfn.document.tree import Doc, Unreadable, YamlError
+from krmfn.document.tree import SEQ, Doc, Unreadable, YamlError
 from krmfn.results import InputError, ResourceRef
 
 
@@ -31,6 +30,7 @@ class Resource:
     metadata: int
     index: int
     source: bytes
+    aliases: bool = False  # its text has an alias (the write then reads it again to keep them right)
     _annotations: dict[str, str] | None = field(default=None, repr=False)
     _labels: dict[str, str] | None = field(default=None, repr=False)
 
@@ -64,7 +64,10 @@ class Resource:
         return self.doc
 
     def reload(self) -> None:
-        self.doc = parse_item(self.source)[0]
+        self.doc, self.node = parse_item(self.source)
+        metadata = self.doc.get(self.node, "metadata")
+        if metadata is not None:
+            self.metadata = metadata
 
     def drop(self) -> None:
         """Forget the tree (memory follows one item, not the list); identity stays."""
@@ -72,21 +75,31 @@ class Resource:
 
 
 def parse_item(source: bytes) -> tuple[Doc, int]:
-    """Parse one item's text (``- `` and all) in place from a private copy; the item's node.
-    A flow collection closed at its key's indentation is read as other tools read it (lenient)."""
-    try:
-        doc = Doc.parse(bytearray(source))
-    except YamlError as exc:
-        from krmfn.document.lenient import reparse  # here, for start-up time: rare
+    """Parse one object's text: an entry of a block list (``- `` and all) or a flow map; the
+    object's node."""
+    doc = Doc.parse(source)
+    docs = doc.all_documents()
+    if len(docs) != 1:
+        raise YamlError("an item's text did not read back as one object", lead="")
+    node = docs[0]
+    if doc.kind[node] == SEQ and doc.is_block(node):
+        kids = doc.kids[node] or []
+        if len(kids) != 1:
+            raise YamlError("an item's text did not read back as one list entry", lead="")
+        node = kids[0]
+    return doc, node
 
-        doc = reparse(source, exc)
-    root = doc.root
-    if doc.is_stream(root):
-        root = doc.first_child(root)
-    item = doc.first_child(root) if doc.is_seq(root) else NONE
-    if item == NONE or doc.next_sibling(item) != NONE:
-        raise YamlError("an item's text did not read back as one list entry", lead="")
-    return doc, item
+
+def known_resource(source: bytes, index: int, ident: dict[str, str] | None) -> Resource | None:
+    """An object known from what the cut read (document.split), without parsing it: its tree is
+    read only if something asks for it. None when the cut could not tell it for certain."""
+    if ident is None:
+        return None
+    kind, api_version = ident.get("kind"), ident.get("apiVersion")
+    name = ident.get("metadata.name") or (ident.get("metadata.generateName") if kind != "ConfigMap" else None)
+    if not kind or not api_version or not name:
+        return None
+    return Resource(None, -1, api_version, kind, name, ident.get("metadata.namespace") or "", -1, index, source)
 
 
 def read_resource(source: bytes, index: int, where: str | None = None,

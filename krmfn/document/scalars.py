@@ -89,7 +89,6 @@ _NON_STRING_PLAIN = (
      |[-+]?(?:0|[1-9][0-9_]*)                      # decimal int
      |[-+]?0[0-7_]+|0o[0-7]+                       # octal (1.1 and 1.2)
      |[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+           # hex, binary
-     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+           # sexagesimal (1.1)
      |[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?   # float: a digit on one side of the dot
      |[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)         # 1e3
      |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
@@ -106,12 +105,12 @@ def non_string_plain(text: str) -> bool:
 
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 # No commas: a plain scalar inside a flow map or list would end at one.
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./=+-]*$")
+_PLAIN_SAFE = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./=+-]*")  # fullmatch: "$" would match before a final "\n"
 
 
 def plain_safe(text: str) -> bool:
     """Whether ``text`` can be written unquoted and still read back as this same string."""
-    return bool(_PLAIN_SAFE.match(text)) and not non_string_plain(text) and not _TIMESTAMP.match(text)
+    return bool(_PLAIN_SAFE.fullmatch(text)) and not non_string_plain(text) and not _TIMESTAMP.match(text)
 
 
 def scalar(value: object) -> str:

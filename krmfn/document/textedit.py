@@ -1,309 +1,350 @@
-"""Edits made in an item's own text, so that every byte krmfn does not own stays as it was.
+"""Edits made in an item's own text, located by the exact spans libyaml gives, and what each means.
 
-Edits are located by offsets a parsed tree gave (:meth:`Doc.offset`); the functions at the
-end find them for a block or flow map's entries:
-
-- ``(offset, old, new)``: the scalar written as ``old`` at ``offset`` becomes ``new``;
-- ``(offset, "", lines)``: whole lines inserted at a line start (a key added to a block map);
-  several at one offset go deepest first;
-- ``(offset, lines, "")``: whole lines removed from a line start (a key krmfn no longer owns).
-- ``(offset, "", text)``, ``text`` without a line break: inserted where it is (entries added to
-  a flow map, before its closing brace).
-
-:func:`splice` refuses (returns None) whenever the text is not plainly what the tree says:
-an escaped, folded or aliased scalar, a flow collection, an offset that is not a line start.
-The caller then re-emits the item from its tree instead, which is always correct but drops
-comments and normalises style.
+Why this is the one way krmfn writes: every byte it does not own stays as it was (comments,
+quotes, ``|`` blocks, key order). An :class:`Edit` replaces bytes ``start:end`` of the item's
+text; its ``change`` says what that does to the item's value, so that document.verify can read
+the new text back and compare it with the old value plus exactly the planned changes before
+anything is written. Where a field cannot be edited in place (a ``|`` block holding a name),
+:class:`NotEditable` names the field: krmfn refuses rather than guesses.
 """
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from krmfn.document.native import NONE
-from krmfn.document.scalars import Lazy, dquote, plain_safe, scalar
-from krmfn.document.tree import Doc
-
-if TYPE_CHECKING:
-    from krmfn.document import flow
-
-Edit = tuple[int | None, str, str]
-
-_DQUOTED = Lazy(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SQUOTED = Lazy(rb"'(?:[^']|'')*'")
-_GAP = Lazy(rb"(?:[ \t\r\n]+|#[^\n]*)*")
-
-# What may stand before and after a plain scalar's text, so that it is the whole scalar.
-_PLAIN_BEFORE = frozenset(b" -:[{,")
-_PLAIN_AFTER = frozenset(b" \n,]}#")
+from krmfn.document.scalars import dquote, scalar
+from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, Doc
 
 
-def splice(source: bytes, edits: list[Edit]) -> bytes | None:
-    """``source`` with every edit made, or None when one cannot be made in the text."""
+@dataclass(frozen=True, slots=True)
+class SetScalar:
+    """The node (a scalar or an alias) now holds ``value``: a string, or ``True`` for ``true``."""
+
+    node: int
+    value: str | bool
+
+
+# A value added: a string, ``True`` (written ``true``), or a map of strings.
+Value = str | bool | dict
+
+
+@dataclass(frozen=True, slots=True)
+class AddEntries:
+    """Entries added at the end of map ``node`` (or just before its entry ``before``)."""
+
+    node: int
+    entries: tuple[tuple[str, Value], ...]
+    before: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class FillNull:
+    """The null at ``node`` becomes a map of these entries."""
+
+    node: int
+    entries: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveEntry:
+    """The entry ``key`` of map ``node`` is gone."""
+
+    node: int
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddItems:
+    """Strings added to a list just after its entry ``node``."""
+
+    node: int
+    values: tuple[str, ...]
+
+
+Change = SetScalar | AddEntries | FillNull | RemoveEntry | AddItems
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Edit:
+    """Bytes ``start:end`` of the item's text become ``text``; ``change`` is what that means."""
+
+    start: int
+    end: int
+    text: str
+    change: Change | None = None
+
+
+class NotEditable(ValueError):
+    """A field krmfn would have to change but cannot write in place; ``node`` is the field."""
+
+    def __init__(self, node: int, why: str):
+        super().__init__(why)
+        self.node = node
+
+
+def splice(source: bytes, edits: list[Edit]) -> bytes:
+    """``source`` with every edit made. Identical edits count once; overlapping ones are a bug."""
     out, pos = [], 0
-    for offset, old, new in sorted(edits, key=_order):
-        if offset is None or offset < pos:
-            return None
-        new_b = new.encode()
-        if not old:  # an insertion: of whole lines at a line start, or of text within a line (a flow map)
-            if b"\n" in new_b and (not (offset == 0 or source[offset - 1] == 0x0A) or not new_b.endswith(b"\n")):
-                return None
-            out += [source[pos:offset], new_b]
-            pos = offset
-            continue
-        old_b = old.encode()
-        end = offset + len(old_b)
-        if not new and old_b.endswith(b"\n"):  # a removal of whole lines
-            if not (offset == 0 or source[offset - 1] == 0x0A) or source[offset:end] != old_b:
-                return None
-            out.append(source[pos:offset])
-            pos = end
-            continue
-        if offset < 1 or (offset == pos and pos) or source[offset:end] != old_b:
-            return None
-        before, after = source[offset - 1], source[end] if end < len(source) else 0x0A
-        if before in b"'\"":
-            if after != before or any(q in text for text in (old_b, new_b) for q in (before, 0x5C)):  # 0x5C: \
-                return None
-        elif before not in _PLAIN_BEFORE or after not in _PLAIN_AFTER:
-            return None
-        out += [source[pos:offset], new_b]
-        pos = end
+    last: Edit | None = None
+    unique = {(e.start, e.end, e.text): e for e in edits}
+    for edit in sorted(unique.values(), key=_order):
+        if last is not None and edit.start < pos:
+            raise ValueError(f"overlapping edits at {edit.start}")
+        out += [source[pos:edit.start], edit.text.encode()]
+        pos = edit.end
+        last = edit
     out.append(source[pos:])
     return b"".join(out)
 
 
-def _order(edit: Edit) -> tuple[int, int]:
-    """By offset; lines inserted at one offset deepest first, so that each closes inside the
-    structure it belongs to (an entry of a map that ends there, then the parent's next key),
-    and before lines removed from there."""
-    offset, old, new = edit
-    return -1 if offset is None else offset, (1 if not new else 0) if old else len(new.lstrip(" ")) - len(new)
+def _order(edit: Edit) -> tuple[int, int, int]:
+    """By offset; lines inserted at one offset deepest first, so that each lands inside the map
+    it belongs to (an entry of a map that ends there, then the parent's next key)."""
+    lines = edit.text.lstrip("\n")
+    return edit.start, edit.end, len(lines.lstrip(" ")) - len(lines) if edit.start == edit.end else 0
 
 
-def line_start(source: bytes, offset: int) -> int:
-    return source.rfind(b"\n", 0, offset) + 1
+def _value_start(doc: Doc, node: int) -> int:
+    """Where a scalar's own text starts, after its anchor and tag (characters)."""
+    text, pos = doc.text, doc.start[node]
+    if doc.anchor[node] is None and doc.tag[node] is None:
+        return pos
+    while text[pos:pos + 1] in ("&", "!"):
+        while pos < len(text) and text[pos] not in " \t\n":
+            pos += 1
+        while pos < len(text) and text[pos] in " \t\n":
+            pos += 1
+    return pos
 
 
-def key_column(source: bytes, offset: int) -> int | None:
-    """The column of a block map's key that starts at ``offset`` (at its opening quote, if quoted),
-    or None when something other than indentation (or the ``- `` of a list entry) stands before
-    it on its line."""
-    start = line_start(source, offset)
-    lead = source[start:offset]
-    if (lead.strip(b" ") and lead.strip(b" -")) or b"\t" in lead:
-        return None
-    return offset - start
+def _text_of(value: Value, json_like: bool = False) -> str:
+    if value is True:
+        return "true"
+    assert isinstance(value, str)
+    return dquote(value) if json_like else scalar(value)
 
 
-def end_of_line(source: bytes, offset: int) -> int | None:
-    """Where the line holding ``offset`` ends (after its newline); None on the last, unended line."""
-    end = source.find(b"\n", offset)
-    return None if end < 0 else end + 1
+Site = tuple  # (node, start, end, style, tail): where a scalar's own text is, in bytes, its style, what follows
 
 
-def content_end(source: bytes, column: int) -> int:
-    """Where an item's own lines end: before the comment lines that trail it at or left of its
-    keys' ``column`` (a comment about the next item, which the split gave to this one). A
-    deeper ``#`` line may be a block scalar's content, and a blank line may be one too: both stay."""
-    end = len(source)
-    while end:
-        start = source.rfind(b"\n", 0, end - 1) + 1
-        line = source[start:end]
-        text = line.lstrip(b" ")
-        if not text.startswith(b"#") or len(line) - len(text) > column:
-            break
-        end = start
-    return end
+def site(doc: Doc, node: int) -> Site:
+    """Where the scalar (or alias) at ``node`` is written, so that it can be replaced without the
+    tree (the scan keeps this, not the tree). A ``|``/``>`` block is replaced whole, its lines
+    included. Raises NotEditable where it cannot be."""
+    kind = doc.kind[node]
+    if kind not in (SCALAR, ALIAS):
+        raise NotEditable(node, f"it is {doc.describe(node)}, not text")
+    if kind == SCALAR and doc.tag[node] is not None:
+        raise NotEditable(node, "it carries a tag; write it as plain text")
+    style = doc.style[node] if kind == SCALAR else None
+    start = _value_start(doc, node) if kind == SCALAR else doc.start[node]
+    if style in ("|", ">"):
+        end = doc.content_end(node)
+        return node, doc.at(start), doc.at(end), style, "\n" if doc.text[end - 1:end] == "\n" else ""
+    return node, doc.at(start), doc.at(doc.end[node]), style, ""
 
 
-# --- edits located with the item's tree -----------------------------------------------------
-
-def key_start(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where a map entry's key starts in the text: its first character, or its opening quote."""
-    at = doc.key_offset(node)
-    if not at:
-        return at
-    return at - 1 if source[at - 1:at] in (b'"', b"'") and doc.is_key_quoted(node) else at
-
-
-def _key_end(doc: Doc, source: bytes, node: int, start: int) -> int | None:
-    """Where a map entry's key text ends (after its closing quote)."""
-    if source[start:start + 1] in (b'"', b"'"):
-        quoted = (_DQUOTED if source[start] == 0x22 else _SQUOTED).match(source, start)
-        return quoted.end() if quoted else None
-    text = doc.key(node).encode()
-    return start + len(text) if source[start:start + len(text)] == text else None
-
-
-def one_line_end(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where the line of a ``key: value`` entry ends, when its value is a one-line scalar on
-    the key's own line (the common case, found from the tree alone); else None."""
-    key_at, value_at, text = doc.key_offset(node), doc.offset(node), doc.str(node)
-    if key_at is None or value_at is None or text is None or "\n" in text:
-        return None
-    end = end_of_line(source, key_at)
-    if end is None or not key_at < value_at < end or source[value_at:value_at + len(text.encode())] != text.encode():
-        return None
-    return end
-
-
-def entry_end(doc: Doc, source: bytes, node: int) -> int | None:
-    """Where the text of a block map's entry ends: a one-line scalar's line, a block map's last
-    entry's end; else at the first line after the key's with something at or left of the key's
-    column (or at the end of the text). None where that is unclear: the key not alone at its
-    line's start, no line break after it, or a flow collection that closes there."""
-    if doc.is_map(node) and doc.is_block(node):
-        last = doc.last_child(node)
-        if last != NONE:
-            return entry_end(doc, source, last)
-    elif doc.is_scalar(node):
-        end = one_line_end(doc, source, node)
-        if end is not None:
-            return end
-    key_at = key_start(doc, source, node)
-    column = key_column(source, key_at) if key_at is not None else None
-    if key_at is None or column is None:
-        return None
-    pos = end_of_line(source, key_at)
-    if pos is None:
-        return None
-    shallow = re.compile(rb"\n( {0,%d})(?=[^ \n])" % column).search(source, pos - 1)
-    if shallow is None:
-        return len(source)
-    if source[shallow.end():shallow.end() + 1] in (b"]", b"}", b"\t"):
-        return None  # a flow collection closed at the key's column, or a tab: not a plain end
-    return shallow.start() + 1
-
-
-def flow_end(doc: Doc, source: bytes, node: int) -> tuple[int, list[flow.Entry]] | None:
-    """A flow map's entries and where its closing brace is: the map under a key, or (no key) the
-    map of a list entry (an item written ``- {...}``)."""
-    if doc.has_key(node):
-        key_at = key_start(doc, source, node)
-        after = _key_end(doc, source, node, key_at) if key_at is not None else None
-        if after is None:
-            return None
-        colon = _skip(source, after)
-        if source[colon:colon + 1] != b":":
-            return None
-        brace = _skip(source, colon + 1)
+def replace_at(where: Site, value: str) -> Edit:
+    """The scalar at a :func:`site` becomes ``value``, in the style it has (plain stays plain
+    where it can, quotes stay quotes; a block becomes a one-line scalar)."""
+    node, start, end, style, tail = where
+    if style == "'" and value.isprintable() and "\n" not in value:
+        text = "'" + value.replace("'", "''") + "'"
+    elif style == '"':
+        text = dquote(value)
     else:
-        dash = _skip(source, 0)
-        if source[dash:dash + 1] != b"-":
-            return None
-        brace = _skip(source, dash + 1)
-    if source[brace:brace + 1] != b"{":
-        return None
-    from krmfn.document import flow  # here, for start-up time: only flow maps need it
-
-    try:
-        entries, end = flow.collection(source, brace)
-    except flow.FlowError:
-        return None
-    return end - 1, entries
+        text = scalar(value)
+    return Edit(start, end, text + tail, SetScalar(node, value))
 
 
-def _skip(source: bytes, pos: int) -> int:
-    """The offset after the white space and comments at ``pos``."""
-    m = _GAP.match(source, pos)
-    return m.end() if m else pos
+def replace_scalar(doc: Doc, node: int, value: str) -> Edit:
+    """The scalar (or alias) at ``node`` becomes ``value``; an anchor or tag on it stays."""
+    return replace_at(site(doc, node), value)
 
 
-def _json_like(doc: Doc, source: bytes, node: int, entries: list[flow.Entry]) -> bool:
-    """Whether a flow map is written as JSON (its first key, or its own key, double-quoted)."""
-    if entries:
-        return source[entries[0].start:entries[0].start + 1] == b'"'
-    at = key_start(doc, source, node) if doc.has_key(node) else None
-    return at is not None and source[at:at + 1] == b'"'
+def set_true(doc: Doc, node: int) -> Edit:
+    """The scalar at ``node`` becomes ``true``."""
+    if doc.kind[node] != SCALAR or doc.style[node] in ("|", ">"):
+        raise NotEditable(node, "it is not a one-line scalar")
+    start = _value_start(doc, node) if doc.tag[node] is None else doc.start[node]
+    return Edit(doc.at(start), doc.at(doc.end[node]), "true", SetScalar(node, True))
 
 
-def _flow_entries(wanted: dict[str, str], json_like: bool) -> str:
-    """``key: value`` pairs for a flow map, quoted as JSON where it is JSON (so that it stays JSON-like)."""
+def _line_end(text: str, pos: int) -> int:
+    """After the line break that ends the line where content ends at ``pos`` (or the text's end)."""
+    if pos and text[pos - 1] == "\n":
+        return pos
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end + 1
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _last_leaf(doc: Doc, node: int) -> int:
+    while doc.kind[node] in (MAP, SEQ):
+        kids = doc.kids[node]
+        if not kids or doc.style[node]:
+            return node
+        node = kids[-1]
+    return node
+
+
+def entry_column(doc: Doc, node: int) -> int:
+    """The column of a block map's keys."""
+    first = (doc.kids[node] or [node])[0]
+    at = doc.kstart[first] if doc.kstart[first] >= 0 else doc.start[node]
+    return doc.column(at)
+
+
+def _block_lines(entries: tuple[tuple[str, Value], ...], column: int, step: int) -> str:
+    out = []
+    for key, value in entries:
+        if isinstance(value, dict):
+            out.append(f"{' ' * column}{scalar(key)}:\n")
+            out.append(_block_lines(tuple(value.items()), column + step, step))
+        else:
+            out.append(f"{' ' * column}{scalar(key)}: {_text_of(value)}\n")
+    return "".join(out)
+
+
+def _flow_pairs(entries: tuple[tuple[str, Value], ...], json_like: bool) -> str:
     write = dquote if json_like else scalar
-    return ", ".join(f"{write(k)}: {write(v)}" for k, v in wanted.items())
+    pairs = []
+    for key, value in entries:
+        if isinstance(value, dict):
+            pairs.append(f"{write(key)}: {{{_flow_pairs(tuple(value.items()), json_like)}}}")
+        else:
+            pairs.append(f"{write(key)}: {_text_of(value, json_like)}")
+    return ", ".join(pairs)
 
 
-def add_to_flow_map(doc: Doc, source: bytes, node: int, wanted: dict[str, str]) -> Edit | None:
-    """An insertion of ``wanted``'s entries into the flow map ``node``: after its last entry, or
-    inside an empty ``{}``."""
-    found = flow_end(doc, source, node)
-    if found is None:
-        return None
-    close, entries = found
-    pairs = _flow_entries(wanted, _json_like(doc, source, node, entries))
-    if entries:
-        return (entries[-1].end, "", ", " + pairs)
-    return (close, "", pairs)
+def _json_like(doc: Doc, node: int) -> bool:
+    """A flow map written as JSON (its first key, or its own key, double-quoted)."""
+    kids = doc.kids[node] or []
+    if kids:
+        return doc.text[doc.kstart[kids[0]]:doc.kstart[kids[0]] + 1] == '"'
+    return doc.kstart[node] >= 0 and doc.text[doc.kstart[node]] == '"'
 
 
-def add_entry(doc: Doc, source: bytes, parent: int, key: str, value: str, literal: bool, column: int) -> Edit | None:
-    """An insertion of ``key: value`` at the end of map ``parent`` (block entries at ``column``);
-    ``literal`` writes the value plain (``true``)."""
-    text = value if literal else scalar(value)
-    if doc.is_block(parent):  # an item's own map ends with its text
-        end = entry_end(doc, source, parent) if doc.has_key(parent) else content_end(source, column)
-        return None if end is None else (end, "", f"{' ' * column}{key}: {text}\n")
-    found = flow_end(doc, source, parent)
-    if found is None:
-        return None
-    close, entries = found
-    pair = f"{dquote(key) if _json_like(doc, source, parent, entries) else key}: {text}"
-    return (entries[-1].end, "", ", " + pair) if entries else (close, "", pair)
+def add_entries(doc: Doc, node: int, entries: tuple[tuple[str, Value], ...], step: int = 2,
+                first: bool = False) -> Edit:
+    """Entries added at the end of map ``node`` (block lines at its keys' column, or pairs inside
+    its braces); ``first``: as its first entries, where a block map's first key starts its line."""
+    text = doc.text
+    change = AddEntries(node, entries)
+    kids = doc.kids[node] or []
+    if first and kids and not doc.style[node]:
+        k = doc.kstart[kids[0]]
+        at = _line_start(text, k)
+        if not text[at:k].strip(" "):
+            return Edit(doc.at(at), doc.at(at), _block_lines(entries, k - at, step), AddEntries(node, entries, kids[0]))
+    if doc.style[node]:  # a flow map: inside its braces
+        close = doc.end[node] - 1
+        pairs = _flow_pairs(entries, _json_like(doc, node))
+        lead = ", " if doc.kids[node] else ""
+        return Edit(doc.at(close), doc.at(close), lead + pairs, change)
+    column = entry_column(doc, node)
+    end = doc.content_end(node)
+    pos = _line_end(text, end)
+    lines = _block_lines(entries, column, step)
+    if pos == len(text) and not text.endswith("\n"):
+        leaf = _last_leaf(doc, node)
+        if doc.kind[leaf] == SCALAR and doc.style[leaf] in ("|", ">"):
+            # a block scalar at the end of an unended text: a line break after it would join its
+            # value, so the entries go before the map's last entry
+            last = (doc.kids[node] or [node])[-1]
+            at = _line_start(text, doc.kstart[last])
+            return Edit(doc.at(at), doc.at(at), lines, AddEntries(node, entries, last))
+        lines = "\n" + lines[:-1]
+    return Edit(doc.at(pos), doc.at(pos), lines, change)
 
 
-def map_edits(doc: Doc, source: bytes, parent: int, key: str, wanted: dict[str, str],
-              column: int, step: int) -> list[Edit] | None:
-    """Edits that make map ``key`` of map ``parent`` (block entries at ``column``) hold ``wanted``:
-    changed values replaced, missing keys added after the last entry, the map itself added at
-    the end of ``parent`` when there is none. Block and flow maps alike (a flow map keeps its
-    style: entries are added inside its braces)."""
+def set_map(doc: Doc, parent: int, key: str, wanted: dict[str, str], step: int = 2,
+            first: bool = False) -> list[Edit]:
+    """Edits that make map ``key`` of map ``parent`` hold ``wanted`` (strings): changed values
+    replaced, missing keys added at its end (or first), the map itself added when absent or null."""
     node = doc.get(parent, key)
+    if node is not None and doc.kind[node] == ALIAS:
+        raise NotEditable(node, "it is an alias; write the map out")
     if node is None:
-        if doc.is_block(parent):
-            end = entry_end(doc, source, parent)
-            if end is None:
-                return None
-            entries = "".join(f"{' ' * (column + step)}{scalar(k)}: {scalar(v)}\n" for k, v in wanted.items())
-            return [(end, "", f"{' ' * column}{key}:\n{entries}")]
-        found = flow_end(doc, source, parent)
-        if found is None:
-            return None
-        close, siblings = found
-        json_like = _json_like(doc, source, parent, siblings)
-        inner = _flow_entries(wanted, json_like)
-        name = dquote(key) if json_like else key
-        pair = f"{name}: {{{inner}}}"
-        return [(siblings[-1].end, "", ", " + pair) if siblings else (close, "", pair)]
-    if not doc.is_map(node):
-        return None  # null: re-emit
-    children = dict(doc.items(node))
+        return [add_entries(doc, parent, ((key, dict(wanted)),), step, first)]
+    if doc.is_null(node):
+        return [_fill_null(doc, node, wanted, step)]
+    if doc.kind[node] != MAP:
+        raise NotEditable(node, f"it is {doc.describe(node)}, not a map")
     edits: list[Edit] = []
-    missing: dict[str, str] = {}
+    missing: list[tuple[str, Value]] = []
+    own = {doc.kname[c]: c for c in doc.kids[node] or ()}
     for name, value in wanted.items():
-        child = children.get(name)
-        current = None if child is None else doc.str(child)
+        child = own.get(name)
         if child is None:
-            missing[name] = value
-        elif current != value:
-            if not doc.is_scalar(child) or not plain_safe(value):
-                return None
-            edits.append((doc.offset(child), current or "", value))
-    if not missing:
-        return edits
-    if not doc.is_block(node):
-        added = add_to_flow_map(doc, source, node, missing)
-        return None if added is None else edits + [added]
-    last = doc.last_child(node)
-    key_at = key_start(doc, source, last)
-    end = entry_end(doc, source, last)
-    indent = key_column(source, key_at) if key_at is not None else None
-    if end is None or indent is None:
-        return None
-    edits.append((end, "", "".join(f"{' ' * indent}{scalar(k)}: {scalar(v)}\n" for k, v in missing.items())))
+            missing.append((name, value))
+        elif doc.str(child) != value or doc.kind[child] != SCALAR:
+            edits.append(replace_scalar(doc, child, value))
+    if missing:
+        edits.append(add_entries(doc, node, tuple(missing), step, first))
     return edits
 
 
-__all__ = ["Edit", "add_entry", "add_to_flow_map", "content_end", "end_of_line", "entry_end", "flow_end", "key_column",
-           "key_start", "line_start", "map_edits", "one_line_end", "splice"]
+def _fill_null(doc: Doc, node: int, wanted: dict[str, str], step: int) -> Edit:
+    """A null map value (``annotations:``, ``labels: null``) becomes a flow map of ``wanted``."""
+    text = doc.text
+    colon = text.find(":", doc.kstart[node])
+    pairs = ", ".join(f"{scalar(k)}: {scalar(v)}" for k, v in wanted.items())
+    written_end = doc.end[node] if doc.val[node] else colon + 1
+    return Edit(doc.at(colon + 1), doc.at(max(written_end, colon + 1)), f" {{{pairs}}}",
+                FillNull(node, tuple(wanted.items())))
+
+
+def add_items(doc: Doc, node: int, values: tuple[str, ...]) -> Edit:
+    """Entries added to the list holding ``node``, just after it (``- value`` lines at its dash's
+    column, or ``, value`` inside its brackets)."""
+    parent = doc.up[node]
+    if doc.kind[parent] != SEQ:
+        raise NotEditable(node, "it must name two objects and is not in a list")
+    text, change = doc.text, AddItems(node, values)
+    end = doc.content_end(node)
+    if doc.style[parent]:
+        return Edit(doc.at(end), doc.at(end), "".join(f", {scalar(v)}" for v in values), change)
+    start = doc.start[node]
+    dash = text.rfind("-", _line_start(text, start), start)
+    if dash < 0 or text[_line_start(text, start):dash].strip(" "):
+        raise NotEditable(node, "its list entry does not start its own line")
+    column = dash - _line_start(text, start)
+    pos = _line_end(text, end)
+    lines = "".join(f"{' ' * column}- {scalar(v)}\n" for v in values)
+    if pos == len(text) and not text.endswith("\n"):
+        lines = "\n" + lines[:-1]
+    return Edit(doc.at(pos), doc.at(pos), lines, change)
+
+
+def remove_entry(doc: Doc, parent: int, key: str) -> Edit | None:
+    """The entry ``key`` of map ``parent`` removed (its lines, or its pair and a comma)."""
+    node = doc.get(parent, key)
+    if node is None or doc.up[node] != parent:
+        return None
+    text = doc.text
+    change = RemoveEntry(parent, key)
+    k = doc.kstart[node]
+    end = doc.content_end(node)
+    if doc.style[parent]:
+        a, b = k, end
+        after = text[b:].lstrip(" \t\n")
+        if after.startswith(","):
+            b = len(text) - len(after) + 1
+        else:
+            before = text[:a].rstrip(" \t\n")
+            if before.endswith(","):
+                a = len(before) - 1
+        return Edit(doc.at(a), doc.at(b), "", change)
+    a = _line_start(text, k)
+    if text[a:k].strip(" "):
+        raise NotEditable(node, "it does not start its own line")
+    return Edit(doc.at(a), doc.at(_line_end(text, end)), "", change)
+
+
+__all__ = ["AddEntries", "AddItems", "Change", "Edit", "FillNull", "NotEditable", "RemoveEntry", "SetScalar",
+           "add_entries", "add_items", "remove_entry", "replace_at", "replace_scalar", "set_map", "set_true", "site",
+           "splice"]

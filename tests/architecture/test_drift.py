@@ -40,8 +40,8 @@ def test_an_alias_of_a_keys_anchor_is_read_as_that_key():
     assert "name: app-config-" in out.text and "internal error" not in out.text
 
 
-def test_gc_keeps_rapidyamls_own_diagnostics_off_stderr(tmp_path: Path):
-    """gc never entered the stderr guard, so rapidyaml's C++ messages reached the user."""
+def test_gc_says_one_line_for_a_live_state_file_that_does_not_parse(tmp_path: Path):
+    """gc never entered the stderr guard, so a C parser's own messages reached the user."""
     bad = tmp_path / "live.yaml"
     bad.write_text("kind: List\nitems: [\n")
     done = subprocess.run([sys.executable, "-m", "krmfn", "gc", "-f", str(bad)], capture_output=True, text=True,

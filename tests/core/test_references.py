@@ -79,9 +79,9 @@ def test_groups_select_the_kind():
 def test_a_plain_spec_wins_over_a_conditional_one_on_the_same_path():
     plain = FieldSpec("Widget", ("spec", "ref", "name"))
     conditional = FieldSpec("Widget", ("spec", "ref", "name"), when=(Has("kind", "ConfigMap"),))
-    assert compile_trie([conditional, plain])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": None}
-    assert compile_trie([plain, conditional])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": None}
-    assert compile_trie([conditional])[b"spec"][b"ref"][b"name"][END] == {"ConfigMap": (conditional,)}
+    assert compile_trie([conditional, plain])["spec"]["ref"]["name"][END] == {"ConfigMap": None}
+    assert compile_trie([plain, conditional])["spec"]["ref"]["name"][END] == {"ConfigMap": None}
+    assert compile_trie([conditional])["spec"]["ref"]["name"][END] == {"ConfigMap": (conditional,)}
 
 
 def test_one_path_may_name_several_kinds_each_found_once():

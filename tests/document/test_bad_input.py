@@ -21,6 +21,8 @@ import yaml
 from bad_input.cases import CASES, GOOD, Case, deep_flow, dense, regression_files, rl
 from conftest import exit_code
 
+from krmfn.document.data import load_documents
+
 from krmfn.cli.guard import quiet_stderr
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.document.envelope import cut
@@ -126,7 +128,8 @@ def test_case_through_the_console_script(case: Case, inputs):
             assert fragment in err
         assert_not_mistaken_for_success(data, proc.stdout)
     else:
-        assert re.search(rb"""^["']?kind["']?: ["']?ResourceList""", proc.stdout, re.M), proc.stdout[:300]
+        # a ResourceList, in the input's own style (PyYAML's loader would refuse a redefined anchor)
+        assert load_documents(proc.stdout)[0]["kind"] == "ResourceList", proc.stdout[:300]  # type: ignore[index]
         messages = " ".join(r.message for r in run(data).results)  # as written, before YAML quoting
         for fragment in case.fragments:
             assert fragment.encode() in proc.stdout or fragment in messages
@@ -170,7 +173,6 @@ TRIGGERS: dict[str, tuple[bytes, Limits]] = {
                            + LAUGHS_SMALL + "  spec: {volumes: *a9}\n"), Limits()),
     "Encoding": (GOOD.replace(b"info", b"\xff"), Limits()),
     "Control characters": (GOOD.replace(b"info", b"\x1b[0m"), Limits()),
-    "Unicode line separators": (GOOD.replace(b"info", "in\u2029fo".encode()), Limits()),
     "Name length": (rl("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: " + "a" * 250 + "\n"
                        "    annotations: {krmfn.dev/content-hash: \"true\"}\n"), Limits()),
 }

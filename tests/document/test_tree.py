@@ -5,26 +5,12 @@ from __future__ import annotations
 import pytest
 
 from krmfn.document.data import to_data
-from krmfn.document import native
-from krmfn.document.native import buffer_address, view_address
 from krmfn.document.tree import Doc, YamlError
 
 
-def test_a_memoryview_address_is_read_where_cpython_keeps_it():
-    data = bytearray(b"0123456789" * 20)
-    for view in (memoryview(data), memoryview(data)[7:], memoryview(bytes(data))[150:151], memoryview(b"")):
-        assert view_address(view) == buffer_address(view)
-
-
-def test_without_a_known_layout_the_buffer_protocol_answers(monkeypatch):
-    monkeypatch.setattr(native, "_VIEW_ADDRESS_SLOT", None)
-    data = bytearray(b"abc")
-    assert view_address(memoryview(data)[1:]) == buffer_address(data) + 1
-
-
 @pytest.mark.parametrize("text,key,value_at", [
-    (b'a: ""\n', b"a", 4), (b"a:\n", b"a", None), (b"x: 1\nlong: " + b"y" * 300 + b"\n", b"long", 11),
-    (b"a: 'q'  # c\n", b"a", 4),
+    (b'a: ""\n', b"a", 3), (b"x: 1\nlong: " + b"y" * 300 + b"\n", b"long", 11),
+    (b"a: 'q'  # c\n", b"a", 3), ("a: é\nb: x\n".encode(), b"b", 9),
 ])
 def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
     doc = Doc.parse(bytearray(text))
@@ -48,16 +34,6 @@ def test_a_byte_order_mark_is_not_content():
     for data in (b"\xef\xbb\xbf" + text, bytearray(b"\xef\xbb\xbf" + text)):
         doc = Doc.parse(data)
         assert to_data(doc, doc.root) == {"a": "1", "b": [{"c": "1", "d": "2"}]}
-
-
-@pytest.mark.parametrize("text", [b"!\n! ! !", b"a: b\n!t\n!t !t !t\n", b"- a: !t\n    !t !t !t\n",
-                                  b"!t # c\n!t !t !t !t\n", b"a: b\n!<tag:x> \n!e!x ! !<tag:x> %YAML\n",
-                                  b"!\n!\n! !", b"! : [! !e!x &a !e!x ! [!e!x |\n  t\n%TAG !e! tag:e.com,2000:\n! |\n  t\n"])
-def test_text_that_crashes_rapidyaml_is_an_error_not_a_crash(text):
-    """rapidyaml 0.15.2 dies (SIGSEGV) where tags pile up on one node (found by a targeted fuzz run);
-    krmfn asks a child process first, and refuses with the line."""
-    with pytest.raises(YamlError, match="tags rapidyaml, krmfn.s YAML reader, cannot parse"):
-        Doc.parse(text)
 
 
 def test_three_tags_in_a_block_scalar_are_text():

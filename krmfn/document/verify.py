@@ -1,0 +1,169 @@
+"""The rule before anything is written: an item whose text krmfn changed is read again by the
+parser and must mean exactly its old value plus the planned changes.
+
+Why: an edit is a splice of text, and a splice that is wrong in some shape nobody tested (an
+indentless list, a block scalar at the end of a file, an anchor) would otherwise write a wrong
+value with exit 0. Here a difference is an error naming the item and the field, whatever bug
+made it. Meaning is compared, not bytes: a node's depth, kind, key, value (a plain scalar that
+YAML reads as a number, boolean or null is told apart from a string), tag and anchor, in
+document order; comments, layout and quoting styles that read the same do not count.
+"""
+
+from __future__ import annotations
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from krmfn.document.resource import parse_item
+from krmfn.document.scalars import non_string_plain
+from krmfn.document.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
+from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, YamlError, _error
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+Row = tuple  # (depth, kind, key, value, tag, anchor)
+
+
+def _meaning(value: str | None, plain: bool) -> object:
+    """A scalar's value as its type reads it: a plain ``true``, ``12`` or ``null`` is not a string."""
+    if value is None or not plain:
+        return value
+    if value in _NULLS or non_string_plain(value):
+        return ("!", value)
+    return value
+
+
+def rows(text: bytes) -> tuple[list[Row], list[int]]:
+    """Every node of a text as what it means, in document order (node ids as Doc gives them: the
+    stream is 0), and where each node's subtree ends. One event pass, no tree: the check reads
+    every changed item twice, its input and its new text."""
+    out: list[Row] = [(0, STREAM, None, None, None, None)]
+    stops: list[int] = [0]
+    stack: list[tuple[int, bool, bool]] = []  # (node, is a map, a key is wanted next)
+    is_map = want_key = False
+    key: object = None
+    depth = 1
+    SC, AL, MS, SS = ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent
+    try:
+        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+            c = ev.__class__
+            if c is SC or c is AL:
+                if want_key:
+                    key = _meaning(ev.value, not ev.style) if c is SC else ("*", ev.anchor)
+                    want_key = False
+                    continue
+                n = len(out)
+                if c is SC:
+                    tag = ev.tag if ev.tag != "!" else None
+                    out.append((depth, SCALAR, key, _meaning(ev.value, not ev.style and tag is None), tag, ev.anchor))
+                else:
+                    out.append((depth, ALIAS, key, ev.anchor, None, None))
+                stops.append(n + 1)
+                key = None
+                want_key = is_map
+            elif c is MS or c is SS:
+                n = len(out)
+                out.append((depth, MAP if c is MS else SEQ, key, None, ev.tag, ev.anchor))
+                stops.append(0)
+                stack.append((n, is_map, want_key))
+                key = None
+                is_map = want_key = c is MS
+                depth += 1
+            elif c is MappingEndEvent or c is SequenceEndEvent:
+                n, is_map, _ = stack.pop()
+                stops[n] = len(out)
+                want_key = is_map
+                depth -= 1
+    except yaml.YAMLError as exc:
+        raise _error(exc) from None
+    stops[0] = len(out)
+    return out, stops
+
+
+def _item(rows_: list[Row]) -> int:
+    """The item's node: the one entry of a block list, or the document itself."""
+    return 2 if len(rows_) > 2 and rows_[1][1] == SEQ and rows_[2][0] == 2 else 1
+
+
+def _value_rows(depth: int, key: str | None, value: Value) -> list[Row]:
+    if isinstance(value, dict):
+        inner = [r for k, v in value.items() for r in _value_rows(depth + 1, k, v)]
+        return [(depth, MAP, key, None, None, None), *inner]
+    return [(depth, SCALAR, key, ("!", "true") if value is True else value, None, None)]
+
+
+def _child(base: list[Row], stops: list[int], node: int, key: str) -> int | None:
+    """The entry ``key`` of map ``node``, by its rows."""
+    n = node + 1
+    while n < stops[node]:
+        if base[n][2] == key:
+            return n
+        n = stops[n]
+    return None
+
+
+def expected(base: list[Row], stops: list[int], top: int, changes: list[Change]) -> list[Row]:
+    """What the item must read as after ``changes``: its rows with each change made."""
+    replaced: dict[int, list[Row]] = {}  # row index -> the rows that take its place
+    removed: set[int] = set()
+    inserted: dict[int, list[tuple[int, list[Row]]]] = {}  # row index -> (depth, rows) inserted before it
+    for change in changes:
+        if isinstance(change, SetScalar):
+            d, kind, key, _, _, anchor = base[change.node]
+            value = ("!", "true") if change.value is True else change.value
+            replaced[change.node] = [(d, SCALAR, key, value, None, anchor if kind == SCALAR else None)]
+        elif isinstance(change, AddEntries):
+            at = stops[change.node] if change.before < 0 else change.before
+            d = base[change.node][0] + 1
+            inserted.setdefault(at, []).append((d, [r for k, v in change.entries for r in _value_rows(d, k, v)]))
+        elif isinstance(change, FillNull):
+            d, _, key, _, _, _ = base[change.node]
+            replaced[change.node] = _value_rows(d, key, dict(change.entries))
+        elif isinstance(change, AddItems):
+            d = base[change.node][0]
+            inserted.setdefault(stops[change.node], []).append(
+                (d, [(d, SCALAR, None, v, None, None) for v in change.values]))
+        elif isinstance(change, RemoveEntry):
+            child = _child(base, stops, change.node, change.key)
+            if child is not None:
+                removed.update(range(child, stops[child]))
+    out: list[Row] = []
+    for i in range(top, stops[top] + 1):
+        # several insertions at one place: the deepest first, as document.textedit writes them
+        for _, rows_added in sorted(inserted.get(i, ()), key=lambda g: -g[0]):
+            out += rows_added
+        if i == stops[top] or i in removed:
+            continue
+        out += replaced.get(i, (base[i],))
+    return out
+
+
+def difference(source: bytes, changes: list[Change], new_text: bytes) -> str | None:
+    """None when ``new_text`` reads as the item ``source`` with ``changes`` made; else the field
+    path where it first differs (or why it does not read at all)."""
+    base, stops = rows(source)
+    top = _item(base)
+    want = expected(base, stops, top, changes)
+    try:
+        got, got_stops = rows(new_text)
+    except YamlError as exc:
+        return f"(the whole item: it does not read back: {exc.detail})"
+    new_top = _item(got)
+    have = got[new_top:got_stops[new_top]]
+    if want == have:
+        return None
+    new_doc, node = parse_item(new_text)
+    for i, (a, b) in enumerate(zip(want, have)):
+        if a != b:
+            return new_doc.path_of(node + i, node) or "(the item itself)"
+    return new_doc.path_of(node + min(len(want), len(have)) - 1, node) or "(the item's end)"
+
+
+__all__ = ["difference", "expected", "rows"]
