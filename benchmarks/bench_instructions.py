@@ -2,7 +2,7 @@
 
 Wall-clock medians on a shared 2-core machine drift by half from one minute to the next;
 instruction counts repeat to the last digit (hash seed fixed). This prints, for the same
-input, krmfn on one core (parallel reading off) against rapidyaml's identity parse+emit, and
+input, krmfn on one core (parallel reading off) against a bare libyaml event pass, and
 the import cost alone, so that a change can be judged before the noisy timings.
 
 Usage: python benchmarks/bench_instructions.py [--configmaps N]   (needs valgrind; ~1 minute)
@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from generate import resource_list  # noqa: E402
 
-IDENTITY = "import ryml,sys; sys.stdout.buffer.write(ryml.emit_yaml(ryml.parse_in_arena(open(sys.argv[1],'rb').read())).encode())"
+IDENTITY = "import sys, yaml\nfor _ in yaml.parse(open(sys.argv[1], 'rb').read(), Loader=yaml.CSafeLoader): pass"
 KRMFN = ("import sys; from krmfn.core import function, parallel; from krmfn.document import limits; "
          "parallel.MIN_PARALLEL_BYTES = 1 << 62; "
          "out = function.run_resource_list(open(sys.argv[1], 'rb').read(), limits.Limits(1 << 30)); "
