@@ -7,11 +7,8 @@ Every line krmfn writes to stderr starts with ``krmfn:``, whichever mode wrote i
 
 from __future__ import annotations
 
-import io
-import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from krmfn.results import ConfigError, GcError, KrmfnError, Result, has_errors
 
@@ -37,60 +34,15 @@ def say(message: str) -> None:
     sys.stderr.write(f"{PREFIX}: {message}\n")
 
 
-class _Descriptor(io.TextIOBase):
-    """Text written straight to a file descriptor (no file is opened: the sandbox tests watch that)."""
-
-    def __init__(self, fd: int):
-        self._fd = fd
-
-    def write(self, text: str) -> int:
-        data = text.encode("utf-8", "backslashreplace")
-        while data:
-            data = data[os.write(self._fd, data):]
-        return len(text)
-
-
-@contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """Keep rapidyaml's own error printing (C++, on file descriptor 2) out of our stderr.
-
-    File descriptor 2 points at a pipe that drops what it gets, while ``sys.stderr``, if it
-    wrote to descriptor 2, writes to a copy of the real one: krmfn's own lines still show.
-    """
-    try:
-        ours = sys.stderr.fileno() == 2
-    except (AttributeError, OSError, ValueError):  # replaced by a test's capture, or closed
-        ours = False
-    read_end, write_end = os.pipe()
-    os.set_blocking(write_end, False)  # a full pipe drops chatter instead of blocking
-    saved = os.dup(2)
-    sys.stderr.flush()
-    previous = sys.stderr
-    if ours:
-        sys.stderr = _Descriptor(saved)
-    os.dup2(write_end, 2)
-    try:
-        yield
-    finally:
-        if ours:
-            sys.stderr.flush()
-            sys.stderr = previous
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(write_end)
-        os.close(read_end)
-
-
 def guarded(run: Callable[[], int], debug: bool) -> int:
-    """Run a mode: rapidyaml kept quiet, krmfn's errors as one sentence each, bugs as one sentence.
+    """Run a mode: krmfn's errors as one sentence each, bugs as one sentence.
 
     ConfigError and GcError (bad arguments, options, files, live state) exit USAGE; other
     KrmfnErrors exit FAILED; an OSError names its file; anything else is a bug (USAGE, and a
     traceback with --debug).
     """
     try:
-        with quiet_stderr():
-            return run()
+        return run()
     except (ConfigError, GcError) as exc:
         say(exc.message)
         return USAGE

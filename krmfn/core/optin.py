@@ -177,8 +177,8 @@ def check_own_keys(res: Resource, template: tuple[str, ...] | None, results: lis
     that is not a string is an error saying to quote it (kubectl refuses it, so passing it on
     would only move the failure to the apply)."""
     doc = res.tree
-    places = [("metadata.annotations", doc.get_b(res.metadata, b"annotations")),
-              ("metadata.labels", doc.get_b(res.metadata, b"labels"))]
+    places = [("metadata.annotations", doc.get(res.metadata, "annotations")),
+              ("metadata.labels", doc.get(res.metadata, "labels"))]
     if template is not None:
         places.append(("the pod template's annotations", doc.path(res.node, *template, "annotations")))
     for where, node in places:

@@ -25,14 +25,14 @@ def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[s
     NotEditable naming the field that cannot be written in place."""
     doc = res.tree
     edits: list[Edit] = []
-    name = doc.get_b(res.metadata, b"name")
+    name = doc.get(res.metadata, "name")
     if res.name != new_name and name is not None:
         edits.append(replace_scalar(doc, name, new_name))
     step = _step(res)
     annotations, labels = owned(res, original, retention)
     for key, wanted in (("annotations", annotations), ("labels", labels)):
         edits += set_map(doc, res.metadata, key, wanted, step)
-    immutable = doc.get_b(res.node, b"immutable")
+    immutable = doc.get(res.node, "immutable")
     if immutable is None:
         edits.append(add_entries(doc, res.node, (("immutable", True),), step))
     elif doc.str(immutable) != "true" or not doc.is_plain(immutable):

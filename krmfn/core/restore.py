@@ -29,10 +29,10 @@ def restore_edits(res: Resource, original: str) -> list[Edit]:
     """The restore as edits of the object's own text."""
     doc = res.tree
     edits: list[Edit] = []
-    name = doc.get_b(res.metadata, b"name")
+    name = doc.get(res.metadata, "name")
     if res.name != original and name is not None:
         edits.append(replace_scalar(doc, name, original))
-    immutable = doc.get_b(res.node, b"immutable")
+    immutable = doc.get(res.node, "immutable")
     if immutable is not None and doc.str(immutable) == "true":
         removed = remove_entry(doc, res.node, "immutable")
         if removed is not None:

@@ -33,7 +33,7 @@ class Unless:
 
     def __init__(self, path: str, value: str, severity: Severity, text: str) -> None:
         self.path = path  # dotted, as results print field paths
-        self.keys = tuple(k.encode() for k in path.split("."))  # as rapidyaml looks it up
+        self.keys = tuple(path.split("."))
         self.value, self.severity, self.text = value, severity, text
 
 
@@ -120,7 +120,7 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
     for unless in w.unless:
         at: int | None = node
         for key in unless.keys:
-            at = doc.get_b(doc.resolve(at), key) if at is not None else None
+            at = doc.get(doc.resolve(at), key) if at is not None else None
         if at is not None and doc.str(at) == unless.value:
             return unless.severity, unless.path, unless.text
     return w.severity, w.field, w.text

@@ -166,8 +166,8 @@ def _check_unique_keys(res: Resource) -> None:
     on the reader (the API server refuses it), and a re-run could read the other one."""
     doc = res.tree
     for path, node in (("", res.node), ("metadata", res.metadata),
-                       ("metadata.annotations", doc.get_b(res.metadata, b"annotations")),
-                       ("metadata.labels", doc.get_b(res.metadata, b"labels"))):
+                       ("metadata.annotations", doc.get(res.metadata, "annotations")),
+                       ("metadata.labels", doc.get(res.metadata, "labels"))):
         if node is None or not doc.is_map(node) or not doc.has_duplicate_keys(node):
             continue
         seen: set[str] = set()
@@ -246,7 +246,7 @@ def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -
 
         if renamed_before(res, original):
             edits = restore_edits(res, original)
-    if edits == [] and res.tree.str(res.tree.get_b(res.node, b"immutable")) == "true":
+    if edits == [] and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
         results.append(Result(f"immutable: true and a name that stays (strategy: annotation): the API server refuses "
                               f"every later change of this {res.kind}'s data. Remove immutable, or use the suffix "
                               "strategy for it", "warning", res.ref, "immutable"))

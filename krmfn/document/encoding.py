@@ -1,7 +1,7 @@
 """The input's text encoding: UTF-8 only, checked once, with a BOM and CR line ends taken off.
 
 Why here, once: every mode (ResourceList, streams, files) must refuse the same bytes with the
-same message, and rapidyaml reads only LF line ends.
+same message, and spans, edits and the check after them work on one form of line break.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def check_utf8(data: bytes) -> None:
 
 def as_lf_utf8(data: bytes) -> bytes:
     """The input without a byte order mark (allowed by YAML, and dropped) and with CRLF or lone
-    CR line breaks as LF (rapidyaml reads only LF); raises InputError where it is not UTF-8."""
+    CR line breaks as LF (one form for every span and edit); raises InputError where it is not UTF-8."""
     if data.startswith(BOM):
         data = data[len(BOM):]
     if b"\r" in data:

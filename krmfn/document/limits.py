@@ -1,11 +1,11 @@
 """Limits on what the function will read, so hostile input fails fast with a clear message.
 
-Why each limit exists (measured on rapidyaml 0.15.2; docs/limits.md has the figures):
+Why each limit exists (measured with libyaml through PyYAML; docs/limits.md has the figures):
 
-- rapidyaml's parser is iterative (no stack overflow even at millions of levels), but every
-  node costs 150 to 300 bytes: 32 MiB of ``[a,a,a,...]`` takes about 5 GB, and so does
-  deep nesting (each level is a node). Hence the size limit and a node estimate, both
-  checked before anything is parsed;
+- every node costs about 250 bytes in krmfn's tree (2 MB of ``[a,a,a,...]``, a million
+  nodes, took 251 bytes each): 32 MiB of such a list would take
+  about 4 GB. Hence the size limit and a node estimate, both checked before anything is
+  parsed (libyaml itself refuses nesting deeper than 1,000 levels);
 - ``config.to_data`` recurses in Python. Hence the depth limit, 64 levels counted from the
   top of the ResourceList (an item is at level 2, its ``metadata.name`` at level 4);
 - krmfn follows aliases when it looks for references and reads the functionConfig, so a
@@ -38,8 +38,9 @@ MIB = 1 << 20
 # The node limit is one node per this many bytes of the size limit: Kubernetes YAML runs at
 # about one node per 20 to 30 bytes (the 5,000-item benchmark: one per 26).
 BYTES_PER_NODE = 16
-# The deepest tree rapidyaml's emitter writes (its default EmitOptions max depth).
-EMITTER_MAX_DEPTH = 64
+# Far deeper than any Kubernetes object (the deepest CRD schemas nest about 30 levels), and
+# shallow enough for the recursion in ``config.to_data``.
+DEFAULT_MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Limits:
     """What the function accepts. ``max_input_bytes`` first: callers build ``Limits(size)``."""
 
     max_input_bytes: int = 32 * MIB
-    max_depth: int = EMITTER_MAX_DEPTH  # levels, counted from the top of the ResourceList
+    max_depth: int = DEFAULT_MAX_DEPTH  # levels, counted from the top of the ResourceList
     max_alias_nodes: int = 100_000  # nodes that aliases add, expanded, over the whole input
     max_nodes: int | None = None  # estimated YAML nodes; None: max_input_bytes // BYTES_PER_NODE
 
@@ -79,14 +80,14 @@ _KEEP = _NODE_CHARS + b"]}&" + _CONTROLS + b"\xc2\xe2"  # lead bytes of NEL, LS 
 _DELETE_ALL_BUT_KEEP = bytes(c for c in range(256) if c not in _KEEP)
 _ONLY_NODES = bytes(c for c in _KEEP if c not in _NODE_CHARS)
 _ONLY_CONTROLS = _NODE_CHARS + b"]}&\xc2\xe2"
-# Line breaks to YAML 1.1 readers (PyYAML; kubectl's and kustomize's Go libraries, from libyaml),
-# not to YAML 1.2 ones (rapidyaml): the two would read the same text as different values.
+# Line breaks to YAML 1.1 readers (libyaml; kubectl's and kustomize's go-yaml, ported from it),
+# not to YAML 1.2 ones: the two read the same text as different values.
 _YAML11_BREAKS = ((b"\xc2\x85", "U+0085 (NEXT LINE)", "\\N"), (b"\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\u2028"),
                   (b"\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\u2029"))
 _ONLY_FLOW = bytes(c for c in _KEEP if c not in _FLOW_CHARS)
 _FLOW_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as signed bytes
 # Block indicators on one line (``- - - a``) nest without indentation. A run this long is looked
-# for (a long needle is fast to find; ``? `` cannot nest, as rapidyaml refuses container keys).
+# for (a long needle is fast to find; ``? `` cannot nest, as krmfn refuses container keys).
 COMPACT_RUN = 16
 _COMPACT_NEEDLE = b"- " * COMPACT_RUN
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
@@ -158,7 +159,7 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
 
 # An anchor (``&name``) where a node may start; an alias (``*name``) likewise.
 _ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
-_ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too: rapidyaml reads it as an alias
+_ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too, so the bound errs high
 
 
 def _raw(doc: Doc, node: int | None) -> str | None:

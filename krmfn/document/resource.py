@@ -118,7 +118,7 @@ def read_resource(source: bytes, index: int, where: str | None = None,
                          "and metadata)")
     kind = doc.str_at(node, b"kind")
     api_version = doc.str_at(node, b"apiVersion")
-    metadata = doc.get_b(node, b"metadata")
+    metadata = doc.get(node, "metadata")
     name = doc.str_at(metadata, b"name") if metadata is not None else None
     if not kind:
         raise InputError(f"{where} has no kind")
@@ -130,7 +130,7 @@ def read_resource(source: bytes, index: int, where: str | None = None,
         name = doc.str_at(metadata, b"generateName")
     if not name:
         raise InputError(f"{where} ({kind}) has no metadata.name")
-    name_node = doc.get_b(metadata, b"name")
+    name_node = doc.get(metadata, "name")
     if kind == "ConfigMap" and (name_node is None or doc.string(name_node) is None):  # the name krmfn builds on
         raise InputError(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
                     "write it as plain text")

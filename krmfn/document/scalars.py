@@ -1,8 +1,8 @@
 """Scalars as YAML text: which strings may stay plain, and double quoting that every reader agrees on.
 
 Why: krmfn writes names, annotations and results into the user's YAML. A value must read back
-as the same string to YAML 1.1 readers (kubectl, kustomize, PyYAML) and 1.2 readers
-(rapidyaml) alike: ``on``, ``0777`` or ``1e3`` written plain would change type, and control
+as the same string to YAML 1.1 readers (kubectl, kustomize, libyaml) and 1.2 readers
+(editors, other tools) alike: ``on``, ``0777`` or ``1e3`` written plain would change type, and control
 characters, NEL and U+2028/U+2029 written raw would change meaning.
 """
 

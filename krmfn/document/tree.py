@@ -474,9 +474,6 @@ class Doc:
                 return next((c for m in merged for c in (self.get(m, key),) if c is not None), None)
         return found
 
-    def get_b(self, node: int | None, key: bytes) -> int | None:
-        return self.get(node, key.decode())
-
     def path(self, node: int | None, *keys: Text) -> int | None:
         """The node below ``node`` at ``keys`` (map keys), or None."""
         for key in keys:

@@ -218,7 +218,7 @@ def test_stream_and_file_errors_name_the_line_and_column_in_the_users_text(tmp_p
     text = f"{SERVICE}{marker}{bad}"
     try:
         Doc.parse(bad.encode())
-    except YamlError as exc:  # where rapidyaml stops in the document alone
+    except YamlError as exc:  # where libyaml stops in the document alone
         line, col = exc.line, exc.col
     first = SERVICE.count("\n") + (1 if marker == "--- " else 2)
     where = f"at line {first + line - 1}, column {col + (4 if marker == '--- ' and line == 1 else 0)}"

@@ -146,4 +146,4 @@ def test_an_error_in_a_lists_entry_names_its_line_in_the_input() -> None:
     line = text[:text.index("      bad: [x")].count("\n") + 1
     message = [r.message for r in out.results if r.severity == "error"][0]
     assert message.startswith("item 0 is not valid YAML")  # the List itself does not parse
-    assert f"at line {line + 1}," in message, message  # where rapidyaml stops: the line after it
+    assert f"at line {line + 1}," in message, message  # where libyaml stops: the line after it

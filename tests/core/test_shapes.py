@@ -1,9 +1,9 @@
 """An untouched item leaves as it came, byte for byte, whatever the ResourceList's shape.
 
 Why: a list that is not in kpt's block style (JSON, flow style, a leading ``---``, CRLF, a BOM,
-quoted keys, tabs) used to be re-emitted whole from rapidyaml's tree, and then the data came back
+quoted keys, tabs) was once re-emitted whole from a parser's tree, and then the data came back
 changed in every item, touched or not (an untouched Secret's ``stringData`` among them). Now every
-shape is cut into the items' own texts; each case here holds values rapidyaml misreads.
+shape is cut into the items' own texts; each case here holds values that parser misread.
 """
 
 from __future__ import annotations
@@ -183,8 +183,8 @@ def test_an_anchored_name_aliased_by_a_label_changes_alone() -> None:
 
 
 def test_a_re_emitted_block_scalar_keeps_its_empty_lines_empty() -> None:
-    """A name written with an escape cannot be replaced in the text: the item is re-emitted, and
-    rapidyaml's lines of spaces for empty lines are emptied where that reads the same."""
+    """A name written with an escape is replaced as one whole scalar; the block scalars beside it
+    keep their empty lines and their line of spaces, as they read."""
     text = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
             b"  metadata:\n    name: \"ap\\x70\"\n    annotations: {krmfn.dev/content-hash: \"true\"}\n"
             b"  data:\n    run.sh: |\n      a\n\n      b\n    sp: |\n      x\n        \n      y\n")

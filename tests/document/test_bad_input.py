@@ -23,7 +23,6 @@ from conftest import exit_code
 
 from krmfn.document.data import load_documents
 
-from krmfn.cli.guard import quiet_stderr
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.document.envelope import cut
 from krmfn.document.limits import MIB, Limits
@@ -34,8 +33,7 @@ DOC = REPO / "docs" / "limits.md"
 
 
 def run(data: bytes, limits: Limits = Limits()) -> Outcome:
-    with quiet_stderr():
-        return run_resource_list(data, limits)
+    return run_resource_list(data, limits)
 
 
 def cli(data: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -14,7 +14,7 @@ from krmfn.document.tree import Doc, YamlError
 ])
 def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
     doc = Doc.parse(bytearray(text))
-    node = doc.get_b(doc.root, key)
+    node = doc.get(doc.root, key.decode())
     assert doc.offset(node) == value_at
     assert text[doc.key_offset(node):].startswith(key)
 
@@ -28,8 +28,8 @@ def test_duplicate_keys_are_found_however_they_are_written(text, duplicate):
 
 
 def test_a_byte_order_mark_is_not_content():
-    """rapidyaml 0.15.2 misreads a block list of maps after a BOM ("multiline scalars cannot be used as
-    implicit keys"); found by the fuzz test reading krmfn's BOM-kept output back. A BOM is dropped first."""
+    """A BOM is dropped before parsing, in bytes and bytearray alike (the fuzz test once found a parser
+    that misread the block list after one)."""
     text = b"a: 1\nb:\n- c: 1\n  d: 2\n"
     for data in (b"\xef\xbb\xbf" + text, bytearray(b"\xef\xbb\xbf" + text)):
         doc = Doc.parse(data)

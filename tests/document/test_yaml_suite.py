@@ -60,7 +60,7 @@ def _core(text: str) -> Any:
 
 
 def same(got: Any, want: Any) -> bool:
-    """Whether rapidyaml's data (text) is the expected JSON value; a number or boolean only from plain text."""
+    """Whether krmfn's data (text) is the expected JSON value; a number or boolean only from plain text."""
     if isinstance(want, bool):
         return isinstance(got, Plain) and _core(got) is want
     if isinstance(want, (int, float)):

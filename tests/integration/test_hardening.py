@@ -163,7 +163,7 @@ def _traced(data: bytes, tmp_path: Path, *argv: str) -> tuple[subprocess.Complet
         elif call in ("execve", "execveat"):
             execs += 1  # the interpreter itself, once
         elif call == "ftruncate":
-            continue  # on memory only: rapidyaml's and Python's own buffers have no path
+            continue  # on memory only: Python's own buffers have no path
         else:
             bad.append(line)
     return proc, bad, execs, work
