@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from krmfn.core.config import Config
+from krmfn.core.config import Config, Strategy
 from krmfn.core.kinds import BY_KIND
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
@@ -69,7 +69,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                 if unreferenced and _renames(hashed, target, config):
                     results.append(_unreferenced(workload, mark, target))
                 if hashed is not None:
-                    if unreferenced and hashed.strategy == "annotation":
+                    if unreferenced and hashed.strategy is Strategy.ANNOTATION:
                         out.named.setdefault(item, {})[target.index] = None
                     continue
                 why = _declined(scanned, config, mark, target)
@@ -85,7 +85,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                     continue
                 scanned.hashed.append(h)
                 index.add(h)
-                if unreferenced and h.strategy == "annotation":
+                if unreferenced and h.strategy is Strategy.ANNOTATION:
                     out.named.setdefault(item, {})[target.index] = None
                 renamed = ResourceRef(target.api_version, target.kind, h.new_name, target.namespace)
                 results.append(Result(f"opted in by {describe(workload.ref, mark)}", "info", renamed))
@@ -97,8 +97,8 @@ def _renames(hashed: Hashed | None, target: Resource, config: Config) -> bool:
     """Whether the object is (or will be) renamed: only then does a new name fail to roll a
     workload that does not reference it. The stable-name strategy rolls it all the same."""
     if hashed is not None:
-        return hashed.strategy == "suffix"
-    return strategy_of(target, config) == "suffix"
+        return hashed.strategy is Strategy.SUFFIX
+    return strategy_of(target, config) is Strategy.SUFFIX
 
 
 def _references(index: Index, workload: Resource, refs: list[Reference], target: Resource) -> bool:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.hashing import ALGORITHMS
@@ -39,9 +40,19 @@ from krmfn.results import ConfigError, ResourceRef, Where
 API_VERSION = "fn.krmfn.dev/v1alpha1"
 KIND = "ContentHash"
 SELECT_MODES = ("annotated", "all")
-# How an opted-in object makes its referrers roll (core.strategy): a new name, or a hash in
-# each referrer's pod template while the object keeps its name.
-STRATEGIES = ("suffix", "annotation")
+
+
+class Strategy(StrEnum):
+    """How an opted-in object makes its referrers roll (core.strategy): a new name, or a hash in
+    each referrer's pod template while the object keeps its name. OFF is no choice of a user's:
+    an object whose opt-in was taken away, given its original name back (core.scan)."""
+
+    SUFFIX = "suffix"
+    ANNOTATION = "annotation"
+    OFF = "off"
+
+
+STRATEGIES = (Strategy.SUFFIX, Strategy.ANNOTATION)  # what a user may choose
 # A namespace name Kubernetes accepts (an RFC 1123 label); compiled only when one is given.
 _NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 # The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
@@ -61,7 +72,7 @@ class Config:
     retention: tuple[str, ...] = ()
     field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.user_specs
     suffix_jobs: bool = False
-    strategy: str = "suffix"
+    strategy: Strategy = Strategy.SUFFIX
     # What an empty namespace means, for referrers and objects alike: kustomize's "default", or
     # the namespace ``kubectl apply -n NS`` will put them in.
     default_namespace: str = "default"
@@ -136,7 +147,7 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "retention": ("retention", _retention),
     "fieldSpecs": ("field_specs", _field_specs),
     "suffixJobs": ("suffix_jobs", _as_bool),
-    "strategy": ("strategy", lambda v, at: _one_of(v, STRATEGIES, at)),
+    "strategy": ("strategy", lambda v, at: Strategy(_one_of(v, STRATEGIES, at))),
     "defaultNamespace": ("default_namespace", _namespace),
 }
 FIELDS = tuple(_READERS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from krmfn.core.config import Strategy
 from krmfn.document.resource import Resource
 from krmfn.results import Result
 
@@ -34,13 +35,13 @@ def trap(subject: str, referrer: Resource, here: str, found: list[tuple[Resource
     ("references ConfigMap api-config", an annotation that names one)."""
     there = sorted({res.namespace for res, _ in found})
     where = " and ".join(describe(ns, empty) for ns in there)
-    hashed = [h for _, h in found if h is not None and h.strategy != "off"]
+    hashed = [h for _, h in found if h is not None and h.strategy is not Strategy.OFF]
     message = f"{subject}, which this render holds only in namespace {where}, not in {describe(here, empty)}"
     if not hashed:
         return Result(f"{message}; krmfn changes neither, and leaves the reference as it is", "info", referrer.ref,
                       field)
     h = hashed[0]
-    if h.strategy == "annotation":
+    if h.strategy is Strategy.ANNOTATION:
         effect = (f"its content is not in this {referrer.kind}'s krmfn.dev/config-hash, so its changes do not roll "
                   f"the {referrer.kind}")
     else:

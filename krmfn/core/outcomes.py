@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from krmfn.core import rollout
-from krmfn.core.config import Config
+from krmfn.core.config import Config, Strategy
 from krmfn.core.lookup import Index
 from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
 from krmfn.core.rollout import Verdict
@@ -50,7 +50,7 @@ def check_names_back(hashed: list[Hashed], index: Index) -> None:
     in its namespace (the user re-added the original beside the renamed one): which one a
     reference means would be undefined, and the API server would take the second as an update."""
     for h in hashed:
-        if h.strategy == "suffix" or h.res.name == h.original:
+        if h.strategy is Strategy.SUFFIX or h.res.name == h.original:
             continue
         namespace = index.namespace_of(h.res)
         for other in index.by_name.get((h.res.kind, h.original), ()):
@@ -68,8 +68,9 @@ def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Refer
     renamed: list[Hashed] = []
     stable: list[Hashed] = []
     restored: list[Hashed] = []
+    by_strategy = {Strategy.SUFFIX: renamed, Strategy.ANNOTATION: stable, Strategy.OFF: restored}
     for t in targets.values():
-        (renamed if t.strategy == "suffix" else stable if t.strategy == "annotation" else restored).append(t)
+        by_strategy[t.strategy].append(t)
     if restored:  # only those whose references change here: a restore rolls once
         rewritten = {t.res.index for _, t in rewrites}
         restored = [t for t in restored if t.res.index in rewritten]
@@ -116,7 +117,7 @@ def kept(h: Hashed, named_from: dict[ResourceRef, None] | None) -> Result:
     by = ", ".join(map(str, h.referrers))
     back = (f"{h.res.kind} {h.res.name} gets its original name back, {h.original}" if h.res.name != h.original
             else f"{h.res.kind} {h.original} keeps its name")
-    if h.strategy == "off":
+    if h.strategy is Strategy.OFF:
         said = (f"{back}: its {OPT_IN} is \"false\" and krmfn renamed it before, so immutable, {ORIGINAL_NAME} and "
                 f"the {FAMILY} label go too")
         follow = f"; references follow: {by}" if by else "; nothing in the input references it"

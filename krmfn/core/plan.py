@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from krmfn.core.config import Config
+from krmfn.core.config import Config, Strategy
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
@@ -92,7 +92,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         for ref in refs:
             if ref.unplaced:
                 target = next((h for _, h in index.candidates(ref.kind, ref.name, res)
-                               if h is not None and h.strategy == "suffix"), None)  # only a rename breaks it
+                               if h is not None and h.strategy is Strategy.SUFFIX), None)  # only a rename breaks it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
@@ -144,7 +144,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
         named_from = trapped.get(h.res.index)
-        if h.strategy != "suffix":  # keeps its name, or gets it back
+        if h.strategy is not Strategy.SUFFIX:  # keeps its name, or gets it back
             results.append(kept(h, named_from))
         elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from krmfn.core import hashing
-from krmfn.core.config import Config
+from krmfn.core.config import Config, Strategy
 from krmfn.core.kinds import RenamedKind, renamed_kind
 from krmfn.core.optin import OWN_BYTES, Mark, check_own_keys, may_mark, misplaced, own_choice, read_marks
 from krmfn.core.renamed import renamed_edits
@@ -48,7 +48,7 @@ class Hashed:
     edits: list[Edit] = field(default_factory=list)  # the rename in its own text (made while its tree was read)
     # suffix: renamed <original>-<hash>; annotation: keeps its name, referrers carry a hash of its
     # content (core.strategy); off: opted out after krmfn renamed it, so it gets its name back.
-    strategy: str = "suffix"
+    strategy: Strategy = Strategy.SUFFIX
     content: str = ""  # annotation: a digest of its content, for its referrers' pod-template hash
     by_select: bool = False  # opted in by nothing but the function config's select: all
 
@@ -194,7 +194,8 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
             from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 
             if renamed_before(res, original):
-                out.hashed.append(Hashed(res, original, original, edits=restore_edits(res, original), strategy="off"))
+                out.hashed.append(Hashed(res, original, original, edits=restore_edits(res, original),
+                                         strategy=Strategy.OFF))
         if original in config.names and kind.kind in config.kinds:
             out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
                                       "function config's names", "info", res.ref))
@@ -215,7 +216,7 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
                               f"({KUSTOMIZE_HASHES})", "info", res.ref))
         return None
-    if strategy_of(res, config) == "annotation":
+    if strategy_of(res, config) is Strategy.ANNOTATION:
         return _stable(res, original, kind.hash_input(_content(res, kind)), results)
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
@@ -250,7 +251,7 @@ def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -
         results.append(Result(f"immutable: true and a name that stays (strategy: annotation): the API server refuses "
                               f"every later change of this {res.kind}'s data. Remove immutable, or use the suffix "
                               "strategy for it", "warning", res.ref, "immutable"))
-    return Hashed(res, original, original, edits=edits, strategy="annotation", content=content_digest(encoded))
+    return Hashed(res, original, original, edits=edits, strategy=Strategy.ANNOTATION, content=content_digest(encoded))
 
 
 def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterable
 
 from krmfn.core import hashing
-from krmfn.core.config import STRATEGIES, Config
+from krmfn.core.config import STRATEGIES, Config, Strategy
 from krmfn.document.resource import Resource
 from krmfn.results import InputError
 
@@ -26,7 +26,7 @@ STRATEGY = "krmfn.dev/strategy"  # on an object: its strategy, over the function
 CONFIG_HASH = "krmfn.dev/config-hash"  # in a referrer's pod template: what the annotation strategy writes
 
 
-def strategy_of(res: Resource, config: Config) -> str:
+def strategy_of(res: Resource, config: Config) -> Strategy:
     """The object's own annotation, else the function config's ``strategy``."""
     value = res.annotations.get(STRATEGY)
     if value is None:
@@ -34,7 +34,7 @@ def strategy_of(res: Resource, config: Config) -> str:
     if value not in STRATEGIES:
         raise InputError(f"annotation {STRATEGY} is {value!r}; use one of {', '.join(STRATEGIES)}", res.ref,
                          f"metadata.annotations[{STRATEGY}]")
-    return value
+    return Strategy(value)
 
 
 def content_digest(encoded: str) -> str:
