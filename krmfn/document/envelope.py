@@ -35,11 +35,10 @@ class ResourceList:
 
     def item_name(self, index: int) -> str:
         number = self.layout.outer[index] if index < len(self.layout.outer) else index
-        inner = self.layout.outer.count(number) > 1
         base = self.names[number] if self.names is not None and number < len(self.names) else f"item {number}"
-        if inner:
-            entry = index - self.layout.outer.index(number)
-            return f"{base}, entry {entry}"
+        entries = self.layout.entries.get(number)
+        if entries is not None:
+            return f"{base}, entry {index - entries[0]}"
         return base
 
     def origin(self, index: int) -> Origin:
@@ -51,7 +50,7 @@ class ResourceList:
         if number >= len(self.origins):
             return own
         outer = self.origins[number]
-        first = self.layout.origin(self.layout.outer.index(number))
+        first = self.layout.origin(self.layout.entries.get(number, (index, 1))[0])
         line_offset = own.line - first.line
         return Origin(outer.line + line_offset, (outer.first_column if line_offset == 0 else outer.column)
                       + own.first_column, outer.column)

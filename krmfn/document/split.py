@@ -92,6 +92,16 @@ class Cut:
         """Each object's text (cut once: every item is read by index)."""
         return [self.data[a:b] for a, b in self.slots]
 
+    @functools.cached_property
+    def entries(self) -> dict[int, tuple[int, int]]:
+        """Each entry of ``items`` that holds more than one slot (a List): its first slot and how
+        many. Found once: messages ask it of every item."""
+        first: dict[int, tuple[int, int]] = {}
+        for index, number in enumerate(self.outer):
+            at, n = first.get(number, (index, 0))
+            first[number] = (at, n + 1)
+        return {number: v for number, v in first.items() if v[1] > 1}
+
     def origin(self, index: int) -> Origin:
         start = self.slots[index][0]
         line_start = self.data.rfind(b"\n", 0, start) + 1
