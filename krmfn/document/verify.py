@@ -136,9 +136,9 @@ def expected(base: list[Row], stops: list[int], top: int, changes: list[Change])
                 removed.update(range(child, stops[child]))
     out: list[Row] = []
     for i in range(top, stops[top] + 1):
-        # several insertions at one place: the deepest first, as document.textedit writes them
-        for _, rows_added in sorted(inserted.get(i, ()), key=lambda g: -g[0]):
-            out += rows_added
+        if i in inserted:  # several insertions at one place: the deepest first, as textedit writes them
+            for _, rows_added in sorted(inserted[i], key=lambda g: -g[0]):
+                out += rows_added
         if i == stops[top] or i in removed:
             continue
         out += replaced.get(i, (base[i],))
