@@ -28,6 +28,16 @@ from krmfn.results import KrmfnError, Result, has_errors
 _MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
 # A separator followed by content on the same line (``--- !tag``, ``--- {a: 1}``).
 _INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
+# Every line break libyaml (YAML 1.1) reads, as go-yaml writes them: after a raw U+2028 inside a
+# block scalar, go-yaml indents the rest of the value, so the indent after it counts as a line's.
+_BREAK = re.compile(rb"(\r\n|\r|\n|\xc2\x85|\xe2\x80[\xa8\xa9])")
+
+
+def _yaml_lines(text: bytes) -> list[bytes]:
+    """``text`` cut after each line break as libyaml reads them (``\\n``, ``\\r``, NEL, U+2028, U+2029)."""
+    parts = _BREAK.split(text)  # line, break, line, break, ..., the rest
+    lines = [line + brk for line, brk in zip(parts[0::2], parts[1::2], strict=False)]
+    return [*lines, parts[-1]] if parts[-1] else lines
 
 
 def _is_gap_line(line: bytes) -> bool:
@@ -113,7 +123,7 @@ def _starts_document(line: bytes) -> bool:
 def wrap_item(body: bytes) -> bytes:
     """A document's text as a ResourceList item: ``- `` before its first line, two spaces before
     every other non-empty line, so that its meaning (block scalars included) is unchanged."""
-    lines = body.splitlines(keepends=True)
+    lines = _yaml_lines(body)
     if not lines:
         return b""
     out = [b"- " + lines[0]]
@@ -124,7 +134,7 @@ def wrap_item(body: bytes) -> bytes:
 
 def unwrap_item(item: bytes, indent: int) -> bytes:
     """The inverse of :func:`wrap_item`, for an item whose ``- `` is at column ``indent``."""
-    lines = item.splitlines(keepends=True)
+    lines = _yaml_lines(item)
     width = indent + 2
     pad = b" " * width
     out = [lines[0][width:]]

@@ -30,7 +30,7 @@ from krmfn.core.function import run_resource_list
 from krmfn.core.user_specs import parse_field_specs
 from krmfn.document.limits import Limits
 from krmfn.document.tree import Doc, YamlError
-from krmfn.results import ConfigError, Where
+from krmfn.results import ConfigError, Where, has_errors
 
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
 
@@ -124,7 +124,7 @@ def test_split_round_trips(chosen: list[str], final_newline: bool) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=" ab:-#|\n\t'\"", max_size=80))
+@given(st.text(alphabet=" ab:-#|\n\t'\"\u2028\u2029\x85", max_size=80))
 def test_wrap_unwrap_round_trips(text: str) -> None:
     body = text.encode() if text.endswith("\n") else text.encode() + b"\n"
     assert stream.unwrap_item(stream.wrap_item(body), 0) == body
@@ -137,6 +137,25 @@ def test_wrap_keeps_block_scalars() -> None:
     items = doc.get(doc.documents()[0], "items")
     [item] = list(doc.children(items))
     assert doc.str(doc.path(item, "data", "k")) == "line\n\n  deeper\n \n"
+
+
+# go-yaml (kubectl kustomize) writes a raw U+2028 inside a block scalar, and indents what follows
+# it as a line of its own, since it reads U+2028 as a line break (as libyaml does).
+GO_YAML_LINE_SEPARATORS = (
+    "apiVersion: v1\ndata:\n  a: |\n    x\u2028    y\n    z\n  b: 'x\u2028    y'\n  c: |-\n    line1\n"
+    "    x\u2028\n    end\n  d: |2\n      lead\u2028\n    trail\nkind: ConfigMap\nmetadata:\n  name: c-82h6dkhbdd\n")
+
+
+def test_go_yamls_raw_line_separators_are_read_as_go_yaml_reads_them() -> None:
+    """The text ``kubectl kustomize`` prints for four values holding U+2028 (its suffix computed
+    over them): wrapped as an item, each indent after a U+2028 moves with the rest, so the values
+    are those kustomize hashed and the name is kept."""
+    done = stream.run_stream(GO_YAML_LINE_SEPARATORS.encode(), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fc"}, "data": {"select": "all"}})
+    assert not has_errors(done.results), [str(r) for r in done.results]
+    [out] = yaml.load_all(done.stdout.decode(), Loader=yaml.CSafeLoader)
+    assert out["metadata"]["name"] == "c-82h6dkhbdd"
+    assert out["data"] == yaml.load(GO_YAML_LINE_SEPARATORS, Loader=yaml.CSafeLoader)["data"]
+    assert out["data"]["a"] == "x\u2028y\nz\n"
 
 
 # --- the stream modes behave as the ResourceList mode -----------------------------------------
