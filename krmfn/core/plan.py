@@ -162,6 +162,11 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "references it: a workload that names it elsewhere will not follow"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
+    moved = [h for h in scanned.hashed if h.strategy is Strategy.SUFFIX and h.new_name != h.original]
+    if moved:  # runs with no rename pay nothing for it
+        from krmfn.core.leftover import leftovers  # here, for start-up time: only renaming runs need it
+
+        results += leftovers(scanned, moved)
     if scanned.reads or scanned.immutable:
         from krmfn.core.audit import immutables, roll_paths  # here, for start-up time: only those runs need it
 

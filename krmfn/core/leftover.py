@@ -1,0 +1,116 @@
+"""Leftover names: after a rename, a renamed object's original name still written in free text
+of the render, where a reference can hide and the reference table cannot know it (container
+``args`` and ``command``, ``env[].value``, annotations, other ConfigMaps' data, and known
+fields such as Istio's ``credentialName``: kustomize #131, #1262, kapp #286).
+
+Beside core.unplaced, which finds reference-*shaped* fields (``configMapRef``...) outside the
+walked paths: this looks at text, by the name alone. To keep false alarms few:
+
+- only runs that rename something pay anything, and then one byte search of each item's text
+  for every original name at once; only an item that holds one more often than it has
+  references to it is parsed again;
+- a name matches whole, between characters a name cannot hold (``db`` is not in ``dbhost``,
+  ``db-1`` or ``app.db``; a name followed by ``.`` and a letter is a DNS name, not this one);
+- only the places above are read: never a reference krmfn rewrites, ``metadata.name``, labels,
+  the renamed object's own text, or annotations other tools write (krmfn's, Reloader's, Helm's,
+  kubectl's last-applied copy);
+- in free text, a name that also names another object of the render (a Service ``app`` beside
+  a ConfigMap ``app``) is skipped: the text more likely means that object. ``credentialName``
+  always names a Secret.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from krmfn.core.fieldspec import join_path
+from krmfn.core.optin import MARK_KEYS
+from krmfn.core.scan import Hashed, Scanned
+from krmfn.document.resource import Resource
+from krmfn.results import Result
+
+# Annotations other tools write, never a reference a user placed.
+IGNORED_ANNOTATIONS = ("krmfn.dev/", "kubectl.kubernetes.io/", "meta.helm.sh/", "deployment.kubernetes.io/",
+                       *(k for keys in MARK_KEYS.values() for k in keys))
+KNOWN_FIELDS = {"credentialName": "Secret"}  # Istio Gateway and DestinationRule tls: a Secret's name
+_NAME_CHARS = "A-Za-z0-9_\\-"
+
+
+def _pattern(names: list[str]) -> str:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return rf"(?<![{_NAME_CHARS}.])(?:{alternatives})(?![{_NAME_CHARS}]|\.[A-Za-z0-9])"
+
+
+def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], int, bool]]:
+    """(keys from the top, scalar node, whether the place is free text) where a name can hide."""
+    doc = res.tree
+    stack: list[tuple[int, tuple[str, ...]]] = [(res.node, ())]
+    while stack:
+        node, keys = stack.pop()
+        node = doc.resolve(node)
+        if doc.is_seq(node):
+            stack.extend((child, keys) for child in doc.children(node))
+            continue
+        if doc.is_map(node):
+            stack.extend((child, (*keys, key)) for key, child in doc.items(node))
+            continue
+        if not keys or doc.string(node) is None:
+            continue
+        last = keys[-1]
+        if last in KNOWN_FIELDS:
+            yield keys, node, False
+        elif last in ("args", "command") or keys[-2:] == ("env", "value"):
+            yield keys, node, True
+        elif len(keys) >= 3 and keys[-3:-1] == ("metadata", "annotations"):
+            if not last.startswith(IGNORED_ANNOTATIONS):
+                yield keys, node, True
+        elif res.kind == "ConfigMap" and len(keys) == 2 and keys[0] == "data":
+            yield keys, node, True
+
+
+def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
+    """One warning per place that still holds a renamed object's original name, in item order."""
+    by_name: dict[str, Hashed] = {}
+    for h in renamed:
+        by_name.setdefault(h.original, h)
+    own = {h.res.index for h in renamed}
+    others = {r.name for r in scanned.resources if r.name in by_name and r.index not in own
+              and r.kind not in ("ConfigMap", "Secret")}
+    text = _pattern(list(by_name))
+    count, find = re.compile(text.encode()).findall, re.compile(text).finditer
+    results: list[Result] = []
+    for res in scanned.resources:
+        mentions = len(count(res.source))
+        if not mentions or mentions == sum(ref.name in by_name for ref in scanned.references.get(res.index, ())):
+            continue  # every mention is a reference krmfn places: the item is not parsed again
+        doc = res.tree
+        placed = {ref.node for ref in scanned.references.get(res.index, ())}
+        for keys, node, free in _places(res):
+            value = doc.string(node) or ""
+            for match in find(value):
+                name = match.group()
+                if node in placed or by_name[name].res.index == res.index or (free and name in others):
+                    continue
+                results.append(_warning(res, keys, node, by_name[name], KNOWN_FIELDS.get(keys[-1]),
+                                        match.group() == value))
+                break
+        res.drop()
+    return results
+
+
+def _warning(res: Resource, keys: tuple[str, ...], node: int, h: Hashed, kind: str | None, whole: bool) -> Result:
+    kind = kind or h.res.kind
+    where = res.tree.path_of(node, res.node)
+    group = f", group: {res.group}" if res.group else ""
+    spec = f"{{kind: {res.kind}{group}, path: {join_path(keys)}}}"
+    paste = f"- {spec}" if kind == "ConfigMap" else f"- kind: {kind}\n  fieldSpecs:\n  - {spec}"
+    inside = (" Add" if whole else " The name sits inside a longer value, which a field spec does not rewrite: "
+              "give it a field of its own (its own arg, or an env var from a configMapKeyRef), then add")
+    return Result(f"holds {h.original}, the original name of {h.res.kind} {h.original}, which krmfn renames to "
+                  f"{h.new_name}: if this means that {h.res.kind}, it keeps naming the old one.{inside} to the "
+                  f"function config's fieldSpecs (docs/field-specs.md):\n{paste}", "warning", res.ref, where,
+                  h.original, h.new_name)
+
+
+__all__ = ["leftovers"]

@@ -1,0 +1,104 @@
+"""Leftover names: after a rename, the original name still written in free text gets one warning
+with its path and the fieldSpecs entry to add; a run with no rename pays nothing for it."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import exit_code, resource_list, run
+
+from krmfn.core import hashing
+
+NEW = "db-" + hashing.suffix("kustomize", {"k": "v"}, None)
+CM = """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: db
+    namespace: ns
+    annotations: {krmfn.dev/content-hash: "true"}
+  data: {k: v}
+"""
+
+
+def deployment(container: str, annotations: str = "") -> str:
+    meta = f", annotations: {{{annotations}}}" if annotations else ""
+    return ("- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: ns%s}\n  spec:\n"
+            "    template:\n      spec:\n        volumes:\n        - {name: v, configMap: {name: db}}\n"
+            "        containers:\n        - name: c\n" % meta
+            + "".join(f"          {line}\n" for line in container.strip("\n").split("\n")))
+
+
+def leftovers(items: str) -> list:
+    out = run(resource_list(items))
+    assert exit_code(out) == 0, out.results
+    return [r for r in out.results if r.severity == "warning" and "the original name of" in r.message]
+
+
+@pytest.mark.parametrize("container,path,spec_path,whole", [
+    ("args: [--config, db]", "spec.template.spec.containers[0].args[1]", "spec/template/spec/containers/args", True),
+    ("args: [--configmap=ns/db]", "spec.template.spec.containers[0].args[0]", "spec/template/spec/containers/args",
+     False),
+    ("command: [run, db]", "spec.template.spec.containers[0].command[1]", "spec/template/spec/containers/command",
+     True),
+    ("env:\n- {name: CONFIG, value: db}", "spec.template.spec.containers[0].env[0].value",
+     "spec/template/spec/containers/env/value", True),
+])
+def test_a_leftover_in_a_container_is_one_warning_with_the_field_spec(container, path, spec_path, whole):
+    [w] = leftovers(CM + deployment(container))
+    assert str(w.resource) == "Deployment/ns/web" and w.field_path == path
+    assert w.current == "db" and w.proposed == NEW
+    assert w.message.endswith(f"fieldSpecs (docs/field-specs.md):\n- {{kind: Deployment, group: apps, path: {spec_path}}}")
+    assert ("inside a longer value" in w.message) is not whole
+
+
+def test_an_annotation_and_another_configmaps_data_are_read():
+    other = ("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other, namespace: ns}\n"
+             "  data: {app.conf: 'source = db'}\n")
+    found = leftovers(CM + deployment("image: x", "example.com/config: db") + other)
+    assert [(str(w.resource), w.field_path) for w in found] == [
+        ("Deployment/ns/web", "metadata.annotations[example.com/config]"),
+        ("ConfigMap/ns/other", "data[app.conf]")]
+    assert "path: metadata/annotations/example.com\\/config}" in found[0].message
+
+
+def test_istio_credential_name_is_a_secret_field_spec():
+    secret = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
+              '    annotations: {krmfn.dev/content-hash: "true"}\n  stringData: {k: v}\n')
+    gateway = ("- apiVersion: networking.istio.io/v1\n  kind: Gateway\n  metadata: {name: gw, namespace: ns}\n"
+               "  spec:\n    servers:\n    - tls: {mode: SIMPLE, credentialName: tls}\n")
+    [w] = leftovers(secret + gateway)
+    assert w.field_path == "spec.servers[0].tls.credentialName"
+    assert w.message.endswith("- kind: Secret\n  fieldSpecs:\n  - {kind: Gateway, group: networking.istio.io, "
+                              "path: spec/servers/tls/credentialName}")
+
+
+@pytest.mark.parametrize("container", [
+    "args: [--host=dbhost, db-1, app.db, db.example.com]",  # word boundaries: other names
+    "env:\n- {name: DB, valueFrom: {configMapKeyRef: {name: db, key: k}}}",  # a reference krmfn rewrites
+])
+def test_no_warning_for_other_names_or_rewritten_references(container):
+    assert leftovers(CM + deployment(container)) == []
+
+
+def test_a_name_another_object_carries_is_not_a_leftover_in_free_text():
+    service = "- apiVersion: v1\n  kind: Service\n  metadata: {name: db, namespace: ns}\n  spec: {ports: [{port: 1}]}\n"
+    assert leftovers(CM + deployment("args: [--host, db]") + service) == []
+
+
+def test_tools_annotations_and_the_object_itself_are_not_read():
+    cm = CM.replace("{k: v}", "{k: v, self: db}")
+    meta = 'meta.helm.sh/release-name: db, configmap.reloader.stakater.com/reload: db'
+    out = run(resource_list(cm.replace("{k: v, self: db}", "{k: v}") + deployment("image: x", meta)))
+    assert [r for r in out.results if "the original name of" in r.message] == []
+    assert leftovers(cm + deployment("image: x")) == []
+
+
+def test_a_run_with_no_rename_never_looks(monkeypatch):
+    from krmfn.core import leftover
+
+    def boom(*_):
+        raise AssertionError("looked for leftovers with nothing renamed")
+
+    monkeypatch.setattr(leftover, "leftovers", boom)
+    out = run(resource_list(CM.replace('"true"', '"false"') + deployment("args: [db]")))
+    assert exit_code(out) == 0
