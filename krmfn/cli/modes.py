@@ -50,6 +50,8 @@ modes:
   krmfn install-helm-plugin DIR  write a Helm 4 post-renderer plugin (plugin.yaml and the script
                                  krmfn-post-renderer, which Helm 3 can run directly).
   krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
+  krmfn plan OLD NEW             what a config change does: keys changed, workloads that roll and how
+                                 (krmfn plan --help).
 
 environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
   KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_STRATEGY,
