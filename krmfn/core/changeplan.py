@@ -59,13 +59,24 @@ class ConfigChange:
         return "added" if self.old_name is None else "removed" if self.new_name is None else "changed"
 
     @property
+    def renamed(self) -> bool:
+        return self.old_name is not None and self.new_name is not None and self.old_name != self.new_name
+
+    @property
+    def shows_names(self) -> bool:
+        """A Secret's hashed name is a digest of its values: a plan never shows it."""
+        return self.kind != "Secret"
+
+    @property
     def keys(self) -> set[str]:
         return set(self.added) | set(self.removed) | set(self.changed)
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind, "namespace": self.namespace, "name": self.family,
-                                  "oldName": self.old_name, "newName": self.new_name, "status": self.status,
-                                  "added": self.added, "removed": self.removed, "changed": self.changed}
+        out: dict[str, object] = {"kind": self.kind, "namespace": self.namespace, "name": self.family}
+        if self.shows_names:
+            out |= {"oldName": self.old_name, "newName": self.new_name}
+        out |= {"status": self.status, "renamed": self.renamed, "added": self.added, "removed": self.removed,
+                "changed": self.changed}
         if self.kind == "ConfigMap":
             out["diffs"] = self.diffs
         return out
@@ -316,7 +327,7 @@ def plan(old: list[Obj], new: list[Obj]) -> ChangePlan:
         if obj.kind in CONFIG_KINDS or rollout.way(obj.api_version, obj.kind) is None:
             continue
         reads: dict[str, list[str]] = {}
-        reads_changed = False
+        reads_changed, renamed = False, False
         for (kind, name), keys in pod_reads(_at(obj.data, _pod_path(obj) or ("spec", "template", "spec"))).items():
             change = by_name.get((kind, obj.namespace, name))
             if change is None:
@@ -324,13 +335,17 @@ def plan(old: list[Obj], new: list[Obj]) -> ChangePlan:
             hit = sorted(change.keys if ALL in keys else keys & change.keys)
             reads[f"{kind} {change.family}"] = [ALL] if ALL in keys else hit
             reads_changed = reads_changed or bool(hit) or change.status != "changed"
+            renamed = renamed or change.renamed
         if not reads:
             continue
         previous = old_workloads.get((obj.kind, obj.namespace, obj.name))
         template_changes = previous is None or _template(previous) != _template(obj)
         found = rollout.verdict(obj.doc, obj.node, obj.api_version, obj.kind)
         assert found is not None
-        category, text = _category(found), found[2].replace("{when}", "when this change applies")
+        what = " or ".join(reads)
+        how = "its hashed name changes with it" if len(reads) == 1 else "their hashed names change with them"
+        when = f"when {what} changes" + (f" ({how})" if renamed else "")
+        category, text = _category(found), found[2].replace("{when}", when)
         if not template_changes:
             category, text = "no-roll", ("does not roll: its pod template does not change, so running pods keep "
                                          "the old values until they restart")

@@ -26,11 +26,10 @@ def _reads(r: Roll) -> str:
 
 def _config_lines(c: ConfigChange) -> list[str]:
     head = f"{c.kind} {_where(c.namespace, c.family)}"
-    if c.status == "added":
-        return [f"{head}: added ({c.new_name})"]
-    if c.status == "removed":
-        return [f"{head}: removed ({c.old_name})"]
-    rename = f" ({c.old_name} -> {c.new_name})" if c.old_name != c.new_name else ""
+    if c.status != "changed":
+        name = c.new_name if c.status == "added" else c.old_name
+        return [f"{head}: {c.status}" + (f" ({name})" if c.shows_names else "")]
+    rename = "" if not c.renamed else f" ({c.old_name} -> {c.new_name})" if c.shows_names else " (new hashed name)"
     lines = [f"{head}{rename}"]
     for label, keys in (("added", c.added), ("removed", c.removed), ("changed", c.changed)):
         if keys:
@@ -67,8 +66,8 @@ def markdown(p: ChangePlan) -> str:
     for c in p.configs:
         keys = "; ".join(f"{label}: {', '.join(f'`{k}`' for k in keys)}" for label, keys in
                          (("added", c.added), ("removed", c.removed), ("changed", c.changed)) if keys)
-        change = c.status if c.status != "changed" or c.old_name == c.new_name else \
-            f"`{c.old_name}` → `{c.new_name}`"
+        change = c.status if c.status != "changed" or not c.renamed else \
+            f"`{c.old_name}` → `{c.new_name}`" if c.shows_names else "new hashed name"
         out.append(f"| {c.kind} `{_where(c.namespace, c.family)}` | {change} | {keys or '-'} |")
     diffs = [(c, k, d) for c in p.configs for k, d in c.diffs.items()]
     if diffs:

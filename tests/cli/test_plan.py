@@ -149,6 +149,7 @@ def test_json_says_which_keys_changed_and_how_each_workload_rolls(renders: tuple
     assert web["diffs"]["logo.png"] == ["binary: 14 bytes -> 34 bytes"]
     creds = configs[("Secret", "creds")]
     assert creds["changed"] == ["password", "token"] and "diffs" not in creds
+    assert creds["renamed"] is True and "newName" not in creds and "oldName" not in creds
     assert configs[("ConfigMap", "plain")]["oldName"] == "plain" == configs[("ConfigMap", "plain")]["newName"]
     rolls = {w["name"]: w for w in found["workloads"]}
     assert rolls["api"]["category"] == "downtime" and rolls["api"]["replicas"] == "3"
@@ -179,6 +180,15 @@ def test_no_secret_value_in_any_output(renders: tuple[Path, Path], fmt: str) -> 
         for form in (value, base64.b64encode(value.encode()).decode()):
             assert form.encode() not in shown, f"{fmt} shows a Secret value"
     assert b"creds" in shown and b"password" in shown  # key names only
+    for name in hashed_names(renders, "Secret"):  # a Secret's hashed name is a digest of its values
+        assert name.encode() not in shown, f"{fmt} shows a Secret's hashed name"
+
+
+def hashed_names(renders: tuple[Path, Path], kind: str) -> list[str]:
+    objs = [o for r in renders for o in changeplan.read_render(r.read_bytes()) if o.kind == kind]
+    names = [o.name for o in objs if o.name != o.family]
+    assert len(names) == 2
+    return names
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("downtime", 1), ("no-roll", 1), ("unread", 1), ("paused", 0),
