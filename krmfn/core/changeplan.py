@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from krmfn.core import rollout
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME
 from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
+from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.data import to_data
 from krmfn.document.tree import Doc
 
@@ -308,8 +309,20 @@ def _template(obj: Obj) -> object:
     return obj.data.get("spec")
 
 
-def plan(old: list[Obj], new: list[Obj]) -> ChangePlan:
+def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]:
+    """Which keys of which (kind, name) a workload reads: key by key in its pod spec, and every key
+    of each other object the reference table finds it naming (an operator's spec, Argo's templates)."""
+    reads = pod_reads(_at(obj.data, _pod_path(obj) or ("spec", "template", "spec")))
+    walk = table.walk_for(obj.api_version, obj.kind)
+    for node, kind, _ in find(obj.doc, obj.node, walk) if walk is not None else ():
+        if (kind, obj.doc.str(node)) not in reads:
+            _read(reads, kind, obj.doc.str(node), None)
+    return reads
+
+
+def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) -> ChangePlan:
     """Pair the two renders' objects, and say what changed and who rolls."""
+    table = table or ReferenceTable.builtin()
     def key(o: Obj) -> tuple[str, str, str]:
         return o.kind, o.namespace, o.family
     before = {key(o): o for o in old if o.kind in CONFIG_KINDS}
@@ -328,7 +341,7 @@ def plan(old: list[Obj], new: list[Obj]) -> ChangePlan:
             continue
         reads: dict[str, list[str]] = {}
         reads_changed, renamed = False, False
-        for (kind, name), keys in pod_reads(_at(obj.data, _pod_path(obj) or ("spec", "template", "spec"))).items():
+        for (kind, name), keys in reads_of(obj, table).items():
             change = by_name.get((kind, obj.namespace, name))
             if change is None:
                 continue
