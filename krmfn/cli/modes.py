@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.stream import run_stream
+from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.retention import RETENTION
@@ -230,26 +230,17 @@ def _files(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return OK
     before = {s.path: s.text for s in sources}
-    for path, text in outcome.outputs:
-        if text != before[path]:
-            _replace(Path(path), text)
-            if args.verbose:
-                say(f"wrote {path}")
-    return OK
-
-
-def _replace(path: Path, text: bytes) -> None:
-    """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        done = write_back([(path, before[path], text) for path, text in outcome.outputs if text != before[path]])
+    except Interrupted as exc:
+        say("interrupted: no file was changed")
+        return 128 + exc.signum
+    for path in done.leftovers:
+        say(f"removed {path}, a temp file an interrupted krmfn run left")
+    if args.verbose:
+        for path in done.written:
+            say(f"wrote {path}")
+    return OK
 
 
 def _helm(argv: list[str]) -> int:
