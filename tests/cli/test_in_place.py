@@ -4,10 +4,14 @@ through symlinks, keeping hard links, mode and owner, never over a read-only or 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from test_cli import CONFIGMAP, DEPLOYMENT, cli, one_sentence
+from tooling import REPO
 
 from krmfn.cli.writeback import TEMP_NAME, write_back
 from krmfn.results import ConfigError
@@ -93,3 +97,16 @@ def test_hard_links_mode_and_owner_are_kept(two: Path) -> None:
     assert cm.stat().st_mode & 0o7777 == 0o640 and cm.read_text() != CONFIGMAP
     if os.geteuid() == 0:
         assert (cm.stat().st_uid, cm.stat().st_gid) == (1234, 4321)
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+def test_a_failed_second_rename_puts_the_first_file_back(two: Path) -> None:
+    """strace makes the second rename(2) fail with EIO: the first file, already replaced, is restored."""
+    before = snapshot(two)
+    krmfn = [sys.executable, "-m", "krmfn", "-i", str(two / "a"), str(two / "b")]
+    done = subprocess.run(["strace", "-f", "-qq", "-o", os.devnull, "-e", "trace=rename",
+                           "-e", "inject=rename:error=EIO:when=2", *krmfn],
+                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120, check=False)
+    err = one_sentence(done)
+    assert str(two / "b" / "deploy.yaml") in err and "Input/output error" in err and ".tmp" not in err
+    assert snapshot(two) == before and not temps(two)
