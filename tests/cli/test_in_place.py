@@ -99,6 +99,7 @@ def test_hard_links_mode_and_owner_are_kept(two: Path) -> None:
         assert (cm.stat().st_uid, cm.stat().st_gid) == (1234, 4321)
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 def test_a_failed_second_rename_puts_the_first_file_back(two: Path) -> None:
     """strace makes the second rename(2) fail with EIO: the first file, already replaced, is restored."""
