@@ -73,14 +73,14 @@ def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path: Path) -> 
 
 
 def test_symlinks_are_written_through_and_stay_links(tmp_path: Path) -> None:
-    (tmp_path / "shared").mkdir()
+    (tmp_path / "base").mkdir()
     (tmp_path / "overlay").mkdir()
-    (tmp_path / "shared" / "cm.yaml").write_text(CONFIGMAP)
-    (tmp_path / "overlay" / "cm.yaml").symlink_to("../shared/cm.yaml")
+    (tmp_path / "base" / "cm.yaml").write_text(CONFIGMAP)
+    (tmp_path / "overlay" / "cm.yaml").symlink_to("../base/cm.yaml")
     (tmp_path / "overlay" / "deploy.yaml").write_text(DEPLOYMENT)
     assert cli(["-i", str(tmp_path / "overlay")]).returncode == 0
     assert (tmp_path / "overlay" / "cm.yaml").is_symlink()
-    assert "app-config-" in (tmp_path / "shared" / "cm.yaml").read_text()
+    assert "app-config-" in (tmp_path / "base" / "cm.yaml").read_text()
 
 
 def test_hard_links_mode_and_owner_are_kept(two: Path) -> None:
