@@ -17,6 +17,7 @@ from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
 from krmfn.cli.parser import Parser, comma_list
+from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
 from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import STRATEGIES, read_config_file
@@ -203,8 +204,8 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
         raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
     fc = _function_config(args, config_path)
-    data = sys.stdin.buffer.read()
-    outcome = run_stream(data, fc, _limits(args))
+    limits = _limits(args)
+    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -215,12 +216,16 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
 
 def _files(args: argparse.Namespace) -> int:
     fc = _function_config(args)
-    sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
+    limits = _limits(args)
+    read, not_regular = read_files(find(args.paths), limits.max_input_bytes)
+    sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    outcome = run_files(sources, fc, _limits(args))
+    outcome = run_files(sources, fc, limits)
     report(outcome.results, args.verbose)
     if args.verbose:
+        for path in not_regular:
+            say(f"skipped {path}: not a regular file")
         for path in outcome.skipped:
             say(f"skipped {path}: not Kubernetes objects")
     if outcome.failed:
