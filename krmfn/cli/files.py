@@ -12,7 +12,17 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from krmfn.cli.stream import Stream, TextForm, body_origins, check_directives, check_text, run_documents, split
+from krmfn.cli.stream import (
+    MARKER,
+    Stream,
+    TextForm,
+    body_origins,
+    check_directives,
+    check_text,
+    run_documents,
+    split,
+    starts_document,
+)
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
@@ -114,13 +124,41 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
 
 
 def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:
-    """Several files as one stream: a ``---`` between files where one is not there already."""
+    """Several files as one stream that reads as YAML whatever each file starts or ends with.
+
+    A file's first document needs a ``---`` when another comes before it; a file that opens with
+    a directive (``%YAML 1.2``) needs the document before it closed with ``...`` instead, since
+    a directive after an open document is an error (kubectl's reader refuses it). A ``---`` that
+    ends the file before opens an empty document, which go-yaml reads only written out: ``null``.
+    """
     out = b""
     for _, text in outputs:
         if out:
             if not out.endswith(b"\n"):
                 out += b"\n"
-            if not text.startswith(b"---"):
+            first = _first_line(text)
+            if first.startswith(b"%"):
+                last = _last_line(out)
+                if last.startswith(b"---") and MARKER.fullmatch(last):
+                    out += b"null\n"  # the empty document "---" opens, written out: go-yaml wants a node
+                if last != b"...":
+                    out += b"...\n"
+            elif not (first.startswith(b"---") and starts_document(first + b"\n")):
                 out += b"---\n"
         out += text
     return out
+
+
+def _first_line(text: bytes) -> bytes:
+    """The first line that is not blank or a comment (a marker, a directive or content)."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return line
+    return b""
+
+
+def _last_line(text: bytes) -> bytes:
+    for line in reversed(text.splitlines()):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return line.rstrip()
+    return b""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,9 @@ from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
 from krmfn.cli.parser import Parser, comma_list
+from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
+from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.retention import RETENTION
@@ -205,8 +206,8 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
         raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
     fc = _function_config(args, config_path)
-    data = sys.stdin.buffer.read()
-    outcome = run_stream(data, fc, _limits(args))
+    limits = _limits(args)
+    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -217,12 +218,16 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
 
 def _files(args: argparse.Namespace) -> int:
     fc = _function_config(args)
-    sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
+    limits = _limits(args)
+    read, not_regular = read_files(find(args.paths), limits.max_input_bytes)
+    sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    outcome = run_files(sources, fc, _limits(args))
+    outcome = run_files(sources, fc, limits)
     report(outcome.results, args.verbose)
     if args.verbose:
+        for path in not_regular:
+            say(f"skipped {path}: not a regular file")
         for path in outcome.skipped:
             say(f"skipped {path}: not Kubernetes objects")
     if outcome.failed:
@@ -232,26 +237,17 @@ def _files(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return OK
     before = {s.path: s.text for s in sources}
-    for path, text in outcome.outputs:
-        if text != before[path]:
-            _replace(Path(path), text)
-            if args.verbose:
-                say(f"wrote {path}")
-    return OK
-
-
-def _replace(path: Path, text: bytes) -> None:
-    """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        done = write_back([(path, before[path], text) for path, text in outcome.outputs if text != before[path]])
+    except Interrupted as exc:
+        say("interrupted: no file was changed")
+        return 128 + exc.signum
+    for path in done.leftovers:
+        say(f"removed {path}, a temp file an interrupted krmfn run left")
+    if args.verbose:
+        for path in done.written:
+            say(f"wrote {path}")
+    return OK
 
 
 def _helm(argv: list[str]) -> int:

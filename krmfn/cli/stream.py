@@ -25,8 +25,9 @@ from krmfn.document.tree import Doc
 from krmfn.results import KrmfnError, Result, has_errors
 
 # A document separator or end marker, with nothing but an optional comment after it.
-_MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
+MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
 # A separator followed by content on the same line (``--- !tag``, ``--- {a: 1}``).
+_NULL_DOCUMENT_MAX = 256  # bytes: a null document with its comments
 _INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
 # Every line break libyaml (YAML 1.1) reads, as go-yaml writes them: after a raw U+2028 inside a
 # block scalar, go-yaml indents the rest of the value, so the indent after it counts as a line's.
@@ -44,7 +45,7 @@ def _is_gap_line(line: bytes) -> bool:
     """A line that is never part of a document's content: blank, a comment, a marker, a directive."""
     bare = line.rstrip(b"\r\n")
     stripped = bare.lstrip(b" \t")
-    return (not stripped or stripped.startswith(b"#") or bool(_MARKER.fullmatch(bare))
+    return (not stripped or stripped.startswith(b"#") or bool(MARKER.fullmatch(bare))
             or bare.startswith(b"%"))
 
 
@@ -94,7 +95,7 @@ def split(data: bytes) -> Stream:
             continue
         # A body: up to the next column-0 separator (or end marker).
         j = i + 1
-        while j < len(lines) and not _starts_document(lines[j]):
+        while j < len(lines) and not starts_document(lines[j]):
             j += 1
         body = lines[i:j]
         end = len(body)
@@ -115,8 +116,8 @@ def split(data: bytes) -> Stream:
     return Stream(gaps, bodies)
 
 
-def _starts_document(line: bytes) -> bool:
-    return line.startswith((b"---", b"...")) and (bool(_MARKER.fullmatch(line.rstrip(b"\r\n")))
+def starts_document(line: bytes) -> bool:
+    return line.startswith((b"---", b"...")) and (bool(MARKER.fullmatch(line.rstrip(b"\r\n")))
                                                    or bool(_INLINE_START.match(line)))
 
 
@@ -192,9 +193,20 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
     ``where`` names each document in messages (default: ``document N``); ``origins``: where each
     starts in the user's text (:func:`body_origins`), for a message's line and column.
     """
+    names = where or [f"document {i + 1}" for i in range(len(bodies))]
+    nulls = [is_null_document(b) for b in bodies]
+    if any(nulls):  # Helm's toYaml of an unset value: not an object, passed through untouched
+        kept = [i for i, null in enumerate(nulls) if not null]
+        new, results = run_documents([bodies[i] for i in kept], function_config, limits, [names[i] for i in kept],
+                                     None if origins is None else [origins[i] for i in kept])
+        if new is None:
+            return None, results
+        out = list(bodies)
+        for i, body in zip(kept, new):
+            out[i] = body
+        return out + new[len(kept):], results
     wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
-    names = where or [f"document {i + 1}" for i in range(len(bodies))]
     outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
                                                                                       len(wrapped))), names,
                                          origins)
@@ -206,6 +218,18 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
         return None, results + [Result(f"the function returned {len(new)} items for {len(bodies)} documents "
                                        "(please report this)", "error")]
     return new, results
+
+
+def is_null_document(body: bytes) -> bool:
+    """A document that reads as null (``null``, ``~``, ``!!null``): short, so parsing it twice is cheap."""
+    if len(body) > _NULL_DOCUMENT_MAX:
+        return False
+    try:
+        doc = Doc.parse(body)
+    except KrmfnError:
+        return False
+    docs = doc.all_documents()
+    return len(docs) == 1 and doc.is_null(docs[0])
 
 
 def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes]:
