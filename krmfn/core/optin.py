@@ -53,6 +53,9 @@ MARK_KEYS: dict[str, tuple[str, ...]] = {
 MARK_BYTES: dict[str, bytes] = {"krmfn": b"krmfn.dev/content-hash", "reloader": RELOADER.encode(),
                                 "autoreload": AUTORELOAD.encode()}
 
+# The tools whose marks roll a workload whether or not krmfn honours them (core.rollpath).
+ROLL_TOOLS = ("reloader", "autoreload")
+
 # krmfn's own keys, where each belongs: any other key under OWN is a slip (a warning names the
 # nearest), and every value under it must be a string (an unquoted ``true`` is an error).
 OWN = "krmfn.dev/"

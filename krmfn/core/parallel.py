@@ -52,6 +52,9 @@ class _Packed:
     families: dict[int, str]
     marks: dict
     rollouts: dict
+    reads: dict
+    roll_marks: dict
+    immutable: set[int]
 
 
 def _pack(s: Scanned) -> _Packed:
@@ -61,7 +64,7 @@ def _pack(s: Scanned) -> _Packed:
         [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select) for h in s.hashed],
         {i: [(r.node, r.name, r.site, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
          for i, refs in s.references.items()},
-        s.results, s.declined, s.families, s.marks, s.rollouts)
+        s.results, s.declined, s.families, s.marks, s.rollouts, s.reads, s.roll_marks, s.immutable)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
@@ -70,13 +73,14 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
-                   p.declined, p.families, p.marks, p.rollouts)
+                   p.declined, p.families, p.marks, p.rollouts, p.reads, p.roll_marks, p.immutable)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
     return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
                    {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
-                   {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts})
+                   {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts},
+                   {**a.reads, **b.reads}, {**a.roll_marks, **b.roll_marks}, a.immutable | b.immutable)
 
 
 def _read_all(fd: int) -> bytes:

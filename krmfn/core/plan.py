@@ -162,6 +162,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "references it: a workload that names it elsewhere will not follow"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
+    if scanned.reads or scanned.immutable:
+        from krmfn.core.audit import immutables, roll_paths  # here, for start-up time: only those runs need it
+
+        results += roll_paths(scanned, index) + immutables(scanned, index)
     return Plan(index.hashed_of, rewrites, _named_as_written(results, scanned.hashed), renames, templates)
 
 

@@ -8,15 +8,26 @@ the item's text. The tree is dropped after, so memory follows one item, not the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from krmfn.core import hashing
 from krmfn.core.config import Config, Strategy
 from krmfn.core.kinds import RenamedKind, renamed_kind
-from krmfn.core.optin import OWN_BYTES, Mark, check_own_keys, may_mark, misplaced, own_choice, read_marks
+from krmfn.core.optin import (
+    MARK_BYTES,
+    OWN_BYTES,
+    ROLL_TOOLS,
+    Mark,
+    check_own_keys,
+    may_mark,
+    misplaced,
+    own_choice,
+    read_marks,
+)
 from krmfn.core.renamed import renamed_edits
 from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
 from krmfn.core.rollout import Verdict, verdict
+from krmfn.core.rollpath import Read, has_checksum, read_via
 from krmfn.core.strategy import content_digest, strategy_of
 from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
@@ -84,6 +95,11 @@ class Scanned:
     marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
     # What a new pod template does to each referrer that runs pods (core.rollout), by item.
     rollouts: dict[int, Verdict] = field(default_factory=dict)
+    # The roll-path audit (core.rollpath): references read through env, envFrom or a subPath mount
+    # by a workload without a checksum/* annotation, with every roll mark it carries, by item.
+    reads: dict[int, list[tuple[int, Read]]] = field(default_factory=dict)  # (place in references[item], how)
+    roll_marks: dict[int, list[Mark]] = field(default_factory=dict)
+    immutable: set[int] = field(default_factory=set)  # objects of a renamed kind with immutable: true
 
 
 def _entry_path(key: str, k: str) -> str:
@@ -182,6 +198,8 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     """An object of a renamed kind: noted for the plan, and hashed when it or the config opts it in."""
     out.renamed.append(res)
     _check_unique_keys(res)
+    if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
+        out.immutable.add(res.index)
     original = original_name(res)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
@@ -273,6 +291,25 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
             "warning", res.ref, f"{where}.annotations[{key}]"))
 
 
+def _scan_reads(res: Resource, refs: list[Reference], config: Config, out: Scanned) -> None:
+    """What the roll-path audit needs of a workload: how each reference is read, unless its pod
+    template's checksum/* annotation rolls it; and every roll mark it carries, honoured or not."""
+    doc = res.tree
+    path = template_metadata(res.api_version, res.kind)
+    node = doc.path(res.node, *path, "annotations") if path else None
+    if node is not None and has_checksum(doc.str_map(doc.resolve(node))):
+        return
+    reads = [(i, read) for i, ref in enumerate(refs) if (read := read_via(doc, ref.node, res.node)) is not None]
+    if not reads:
+        return
+    out.reads[res.index] = reads
+    if any(MARK_BYTES[tool] in res.source for tool in ROLL_TOOLS):
+        try:
+            out.roll_marks[res.index] = read_marks(res, replace(config, honor=frozenset(ROLL_TOOLS)))
+        except InputError:  # a mark krmfn cannot read: assume it rolls (the honoured run says why)
+            out.roll_marks[res.index] = [Mark("", ("ConfigMap", "Secret"))]
+
+
 def _needs_reading(res: Resource, source: bytes, config: Config, table: ReferenceTable) -> bool:
     """Whether an object's bytes can matter: a renamed kind, a kind the table walks or notes, krmfn's
     own keys or a workload mark in it, or a mention of a renamed kind where references may hide.
@@ -338,6 +375,8 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             found = verdict(res.tree, res.node, res.api_version, res.kind)
             if found is not None:
                 out.rollouts[index] = found
+                if refs:
+                    _scan_reads(res, refs, config, out)
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
         # it knows, when the text mentions a renamed kind more often than the walk found names of
         # it. A byte count: most items pay nothing more.

@@ -129,7 +129,7 @@ def test_order_does_not_matter_and_a_rerun_changes_nothing(workload_first):
 def test_the_annotation_in_the_pod_template_gets_a_warning_saying_where_it_belongs():
     out = run(resource_list(cm() + deployment(template_annotations={"krmfn.dev/content-hash": "true"}, secrets=())))
     assert exit_code(out) == 0 and not hashed(out, "ConfigMap", "app")
-    (warning,) = [r for r in out.results if r.severity == "warning" and "pod template" in r.message]
+    (warning,) = [r for r in out.results if r.severity == "warning" and "sits in the pod template" in r.message]
     assert warning.field_path == "spec.template.metadata.annotations[krmfn.dev/content-hash]"
     assert "Deployment's own metadata.annotations" in warning.message
 
@@ -267,8 +267,9 @@ def test_the_kyverno_annotation_in_the_pod_template_is_the_seeds_mistake():
     out = run(resource_list(cm() + deployment(template_annotations={"autoreloader.thaum.xyz/configmap": "app"},
                                               secrets=()), config(honor=["autoreload"])))
     assert not hashed(out, "ConfigMap", "app")
-    (warning,) = [r for r in out.results if r.severity == "warning"]
+    warning, unrolled = [r for r in out.results if r.severity == "warning"]
     assert "autoreloader.thaum.xyz/configmap sits in the pod template" in warning.message
+    assert "nothing rolls Deployment" in unrolled.message  # the roll-path audit says what it costs
 
 
 def test_unknown_honor_entry_is_a_config_error():
@@ -301,7 +302,8 @@ def test_a_reference_to_a_family_not_opted_in_any_more_is_a_warning():
 # --- krmfn's own keys: a slip is said, an unquoted value is an error ------------------------------
 
 def own_keys(out) -> list:
-    return [r for r in out.results if "krmfn.dev/" in r.message and r.severity != "info"]
+    return [r for r in out.results if "krmfn.dev/" in r.message and r.severity != "info"
+            and "nothing rolls" not in r.message]  # the roll-path audit (tests/core/test_rollpath.py)
 
 
 def test_a_misspelt_opt_in_is_a_warning_naming_the_nearest_key():

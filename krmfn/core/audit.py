@@ -1,0 +1,61 @@
+"""The plan's side of the roll-path audit (core.rollpath): with what is opted in now known, a
+warning for each object a workload reads where a running pod never sees a change and nothing
+rolls the workload; and one for ``immutable: true`` on an object krmfn does not rename.
+
+Why here, after adopt: a workload's mark may opt an object in, and only then is it known that
+the object rolls. One warning per workload and object, naming every way it is read.
+"""
+
+from __future__ import annotations
+
+from krmfn.core.lookup import Index
+from krmfn.core.optin import skips
+from krmfn.core.rollpath import warning
+from krmfn.core.scan import Scanned
+from krmfn.results import Result
+
+
+def roll_paths(scanned: Scanned, index: Index) -> list[Result]:
+    """Warnings for config that cannot roll, in item order."""
+    results: list[Result] = []
+    for item, reads in scanned.reads.items():
+        res = scanned.resources[item]
+        refs = scanned.references[item]
+        ways: dict[int, tuple[str, list[str], str]] = {}  # by object: kind, how it is read, the first field
+        for place, read in reads:
+            ref = refs[place]
+            found = index.candidates(ref.kind, ref.name, res, ref.namespace)
+            if len(found) != 1 or found[0][1] is not None or found[0][0].index in scanned.declined:
+                continue  # not in the input, ambiguous (an error elsewhere), opted in, or opted out by choice
+            target = found[0][0]
+            if any(ref.kind in m.kinds and m.name in (None, ref.name) and skips(m, target) is None
+                   for m in scanned.roll_marks.get(item, ())):
+                continue
+            first = read.mount or res.tree.path_of(ref.node, res.node)
+            how = ways.setdefault(target.index, (ref.kind, [], first))[1]
+            way = "a subPath mount" if read.via == "subPath" else read.via
+            if way not in how:
+                how.append(way)
+        results += [warning(res.ref, kind, scanned.resources[i].name, how, path)
+                    for i, (kind, how, path) in ways.items()]
+        if ways:
+            res.drop()
+    return results
+
+
+def immutables(scanned: Scanned, index: Index) -> list[Result]:
+    """``immutable: true`` on an object that keeps its name: the next edit of its data fails the apply.
+    The stable-name strategy says so itself (core.scan), and a name given back (core.restore) drops
+    the immutable krmfn added."""
+    out = []
+    for item in sorted(scanned.immutable):
+        if item in index.hashed_of:
+            continue
+        res = scanned.resources[item]
+        out.append(Result(f"immutable: true on a {res.kind} krmfn does not rename: the API server refuses the next "
+                          f"change of its data, so the apply fails. Opt it in to krmfn (each change is then a new "
+                          f"{res.kind}), or remove immutable", "warning", res.ref, "immutable"))
+    return out
+
+
+__all__ = ["immutables", "roll_paths"]
