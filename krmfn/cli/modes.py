@@ -22,6 +22,7 @@ from krmfn.cli.stream import run_stream
 from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
+from krmfn.core.kinds import RENAMED
 from krmfn.core.retention import RETENTION
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError
@@ -80,7 +81,8 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--selector", "-l", metavar="SELECTOR",
                    help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
     g.add_argument("--kinds", type=comma_list, action="extend", metavar="KIND[,KIND...]",
-                   help="the kinds --select, --names and --selector reach: ConfigMap (default), Secret; repeatable")
+                   help="the kinds --select, --names and --selector reach: ConfigMap (default), "
+                        f"{', '.join(k.kind for k in RENAMED[1:])}; repeatable")
     g.add_argument("--honor", type=comma_list, action="extend", metavar="TOOL[,TOOL...]",
                    help="also opt in what these tools' workload annotations name: reloader (Stakater Reloader), "
                         "autoreload (the Kyverno autoreload policy); repeatable")

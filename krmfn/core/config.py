@@ -8,7 +8,7 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     select: annotated            # or: all
     names: [app-config]          # also hash these ConfigMaps
     selector: {matchLabels: {hash: "yes"}}
-    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap)
+    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap; core.kinds)
     honor: [reloader, autoreload]  # the opt-in marks of Reloader and the Kyverno policy
     algorithm: kustomize         # or: sha256
     retention: [flux, argocd]

@@ -1,4 +1,4 @@
-"""Content hashes for the names of ConfigMaps and Secrets.
+"""Content hashes for the names of ConfigMaps, Secrets and the custom resources krmfn renames.
 
 The default, ``kustomize``, is byte-identical to kustomize's ``configMapGenerator`` and
 ``secretGenerator`` suffixes (``api/hasher``): sha256 over a Go-``json.Marshal``-shaped encoding
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 
 ALGORITHMS = ("kustomize", "sha256")
 
@@ -40,6 +41,17 @@ def encode_secret(type_: str | None, data: dict[str, str] | None, string_data: d
                               "type": "" if type_ is None else type_}
     if string_data is not None:
         obj["stringData"] = string_data
+    return go_json(obj)
+
+
+def encode_fields(kind: str, content: Mapping[str, object]) -> str:
+    """The hash input of a custom resource krmfn renames (kustomize has no generator for one):
+    kustomize's shape, ``{"kind", "name": "", <field>...}``, over its hashed fields by dotted path
+    (``spec``, ``spec.encryptedData``), an absent one left out. Each field is plain data: maps,
+    lists and strings; a scalar YAML reads as another type is ``{"!": text}`` (core.scan), so that
+    ``"2"`` and ``2`` differ, as they do to the API server."""
+    obj: dict[str, object] = {"kind": kind, "name": ""}
+    obj.update((key, value) for key, value in content.items() if value is not None)
     return go_json(obj)
 
 

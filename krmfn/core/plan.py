@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config, Strategy
+from krmfn.core.kinds import plural
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
@@ -96,7 +97,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
-                    results.append(warning(res, ref.node, ref.kind, ref.name, target.new_name, ref.in_known_kind))
+                    results.append(warning(res, ref.node, ref.kind, ref.name, target.ref_name, ref.in_known_kind))
                     warned.add(target.res.index)
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
@@ -114,7 +115,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             if len(candidates) > 1:
                 both = " and ".join(str(c.ref) for c, _ in candidates)
                 raise ReferenceProblem(f"the reference to {ref.kind} {ref.name!r} is ambiguous: it could mean {both}; "
-                                       f"give the {ref.kind}s distinct names or namespaces", res.ref,
+                                       f"give the {plural(ref.kind)} distinct names or namespaces", res.ref,
                                        _where(res, ref.node))
             found, target = candidates[0]
             if target is None:
@@ -125,7 +126,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                         f"{found.name} in again, or reference it by its current name", "warning", res.ref,
                         _where(res, ref.node)))
                 continue
-            if ref.name != target.new_name:
+            if ref.name != target.ref_name:
                 rewrites.setdefault(item, []).append((ref, target))
             named[target.res.index] = target
         named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))

@@ -1,0 +1,55 @@
+"""What a controller that makes Secrets from Git allows krmfn to rename (docs/secrets.md).
+
+Why apart from core.kinds: these are the kinds' checks (``RenamedKind.check``), which read the
+object; kinds stays data that every run imports. Each check raises one sentence naming the
+object and the field, and saying how to make it renameable. No value is ever named.
+
+- SealedSecret (sealed-secrets): a strict-scope one is encrypted with its namespace *and name*
+  as the OAEP label (``EncryptionLabel``), and the controller unseals with the object's own
+  metadata: renamed, it no longer decrypts. Only ``sealedsecrets.bitnami.com/namespace-wide`` or
+  ``cluster-wide`` on the SealedSecret's own ``metadata.annotations`` allow a new name.
+- ExternalSecret (External Secrets Operator): ``creationPolicy: Merge`` writes into a Secret some
+  other tool made, and ``None`` makes none: a new name would be a Secret nobody creates.
+"""
+
+from __future__ import annotations
+
+from krmfn.document.resource import Resource
+from krmfn.results import ReferenceProblem
+
+SEALED_SCOPES = ("sealedsecrets.bitnami.com/namespace-wide", "sealedsecrets.bitnami.com/cluster-wide")
+# ExternalSecret creation policies under which the operator creates the Secret it names.
+CREATING = ("Owner", "Orphan", "CreateOrMerge")
+
+
+def sealed_secret(res: Resource) -> None:
+    """A SealedSecret may be renamed only if it was sealed namespace-wide or cluster-wide."""
+    if any(res.annotations.get(key) == "true" for key in SEALED_SCOPES):
+        return
+    raise ReferenceProblem(
+        f"SealedSecret {res.name} is sealed with the strict scope (the default), which encrypts it with its name "
+        "and namespace, so under a new name the controller could not decrypt it; reseal it with kubeseal --scope "
+        "namespace-wide (which writes sealedsecrets.bitnami.com/namespace-wide: \"true\" on it), or keep its name "
+        "with krmfn.dev/strategy: annotation", res.ref, "metadata.annotations")
+
+
+def external_secret(res: Resource) -> None:
+    """An ExternalSecret may be renamed only if the operator creates the Secret it names."""
+    doc = res.tree
+    target = doc.path(res.node, "spec", "target")
+    if target is not None and doc.get(doc.resolve(target), "manifest") is not None:
+        raise ReferenceProblem(f"ExternalSecret {res.name} makes another kind of object (spec.target.manifest), not a "
+                               "Secret: krmfn renames only ExternalSecrets whose target is a Secret; opt it out with "
+                               'krmfn.dev/content-hash: "false"', res.ref, "spec.target.manifest")
+    policy = doc.str(doc.path(res.node, "spec", "target", "creationPolicy")) or "Owner"
+    if policy in CREATING:
+        return
+    why = ("writes into a Secret that another tool creates" if policy == "Merge" else "creates no Secret"
+           if policy == "None" else "is not one krmfn knows")
+    raise ReferenceProblem(f"ExternalSecret {res.name} has creationPolicy {policy}, which {why}: a new name would be "
+                           "a Secret nobody creates. Use creationPolicy Owner or Orphan, keep its name with "
+                           'krmfn.dev/strategy: annotation, or opt it out with krmfn.dev/content-hash: "false"',
+                           res.ref, "spec.target.creationPolicy")
+
+
+__all__ = ["CREATING", "SEALED_SCOPES", "external_secret", "sealed_secret"]
