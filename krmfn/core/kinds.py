@@ -46,6 +46,9 @@ class RenamedKind:
     other_versions: tuple[str, ...] = ()  # more apiVersions that serve the same kind
     group: str = ""  # the API group: gc reads ``plural.group`` (a custom resource may not be installed)
     check: Callable[[Resource], None] | None = None  # raises when a rename would break what it makes
+    # When the field at this path holds one of these values, deleting the object leaves what it made in
+    # the cluster (no ownerReference): gc says so. (path, values), or None.
+    leaves_made: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def hash_input(self, content: Content) -> str:
         return self.encode(content)
@@ -88,13 +91,32 @@ CONFIGMAP = RenamedKind("ConfigMap", "v1", "configmaps", ("data", "binaryData"),
 SECRET = RenamedKind("Secret", "v1", "secrets", ("data", "stringData"), ("data",),
                      lambda c: hashing.encode_secret(_text(c, "type"), _map(c, "data"), _map(c, "stringData")),
                      scalars=("type",), secret=True)
+# sealed-secrets: its controller decrypts it into a Secret of the same name (template.metadata.name is
+# overwritten), so workloads name it as that Secret. Hashed over what decides the Secret's content.
+SEALED_SECRET = RenamedKind(
+    "SealedSecret", "bitnami.com/v1alpha1", "sealedsecrets", ("spec.encryptedData", "spec.template.data"),
+    ("spec.encryptedData",), lambda c: hashing.encode_fields("SealedSecret", c),
+    scalars=("spec.template.type", "spec.data"), secret=True, immutable=False, refers_as="Secret",
+    group="bitnami.com", check=_sealed_secret,
+    leaves_made=(("spec", "template", "metadata", "annotations", "sealedsecrets.bitnami.com/skip-set-owner-references"),
+                 ("true",)))
+# External Secrets Operator: makes the Secret spec.target.name names (default: its own name). Each version
+# is a new ExternalSecret whose target carries the same suffix, so the operator never sees a target name
+# change (under Owner it deletes the Secret an ExternalSecret no longer targets): the previous Secret lives
+# as long as the previous ExternalSecret, which retention keeps and gc deletes (docs/secret-controllers.md).
+EXTERNAL_SECRET = RenamedKind(
+    "ExternalSecret", "external-secrets.io/v1", "externalsecrets", (), (),
+    lambda c: hashing.encode_fields("ExternalSecret", c), trees=("spec",), omit=("spec.target.name",),
+    secret=True, immutable=False, refers_as="Secret", made_name=("spec", "target", "name"),
+    other_versions=("external-secrets.io/v1beta1",), group="external-secrets.io", check=_external_secret,
+    leaves_made=(("spec", "target", "creationPolicy"), ("Orphan", "CreateOrMerge")))
 # Secrets Store CSI driver: pods mount it by name (a CSI volume's volumeAttributes.secretProviderClass).
 SECRET_PROVIDER_CLASS = RenamedKind(
     "SecretProviderClass", "secrets-store.csi.x-k8s.io/v1", "secretproviderclasses", (), (),
     lambda c: hashing.encode_fields("SecretProviderClass", c), trees=("spec",), secret=True, immutable=False,
     other_versions=("secrets-store.csi.x-k8s.io/v1alpha1",), group="secrets-store.csi.x-k8s.io")
 
-RENAMED: tuple[RenamedKind, ...] = (CONFIGMAP, SECRET, SECRET_PROVIDER_CLASS)
+RENAMED: tuple[RenamedKind, ...] = (CONFIGMAP, SECRET, SEALED_SECRET, SECRET_PROVIDER_CLASS)
 BY_TYPE: dict[tuple[str, str], RenamedKind] = {(v, k.kind): k for k in RENAMED
                                               for v in (k.api_version, *k.other_versions)}
 BY_KIND: dict[str, RenamedKind] = {k.kind: k for k in RENAMED}

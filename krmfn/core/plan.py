@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config, Strategy
-from krmfn.core.kinds import plural
+from krmfn.core.kinds import plural, reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.scan import Hashed, Reference, Scanned
@@ -144,22 +144,25 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
+        now = f"{h.res.kind} {h.original} is now {h.new_name}"
+        if h.ref_name != h.new_name:  # its controller makes an object of another name (an ExternalSecret's target)
+            now += f", and the {reference_kind(h.res.api_version, h.res.kind)} it makes {h.ref_name}"
         named_from = trapped.get(h.res.index)
         if h.strategy is not Strategy.SUFFIX:  # keeps its name, or gets it back
             results.append(kept(h, named_from))
         elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
+            results.append(Result(now + f"; referenced by {rolls}",
                                   "info", renamed))
         elif named_from:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but only objects in other "
+            results.append(Result(f"{now}, but only objects in other "
                                   f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
                                   "see the warning on each", "warning", renamed))
         elif h.res.index in warned:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; named only where krmfn does not "
+            results.append(Result(f"{now}; named only where krmfn does not "
                                   "rewrite (see the warning for each place)", "info", renamed))
         else:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
+            results.append(Result(f"{now}, but nothing in the input "
                                   "references it: a workload that names it elsewhere will not follow"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates

@@ -95,6 +95,7 @@ class Managed:
     # The name workloads use for it: the Secret an ExternalSecret makes (spec.target.name); "": its own.
     made: str = ""
     api_version: str = ""  # as read (an ExternalSecret may be served as v1 or v1beta1); "": the kind's
+    leaves_made: bool = False  # deleting it leaves what its controller made (no ownerReference): said in a note
 
     @property
     def named_as(self) -> str:
@@ -217,21 +218,33 @@ def _without_values(obj: dict, kind: RenamedKind) -> dict:
     meta = obj["metadata"]
     kept = {"apiVersion": obj.get("apiVersion"), "kind": obj["kind"],
             "metadata": {k: meta[k] for k in _KEPT_METADATA if k in meta}}
-    made = _made_name(obj, kind)
-    if made:  # the name of the Secret it makes (an ExternalSecret's spec.target.name): a name, no value
-        at = kept
-        for key in kind.made_name[:-1]:
-            at = at.setdefault(key, {})
-        at[kind.made_name[-1]] = made
+    # The name of what its controller makes (an ExternalSecret's spec.target.name) and whether that
+    # outlives it (its creationPolicy): names and policies, no value.
+    for path in (kind.made_name, kind.leaves_made[0] if kind.leaves_made else ()):
+        value = _field(obj, path)
+        if value:
+            at = kept
+            for key in path[:-1]:
+                at = at.setdefault(key, {})
+            at[path[-1]] = value
     return kept
+
+
+def _field(obj: dict, path: tuple[str, ...]) -> str:
+    """The string at ``path`` in a live object; "" when absent (or no path)."""
+    at: object = obj
+    for key in path:
+        at = at.get(key) if isinstance(at, dict) else None
+    return at if path and isinstance(at, str) else ""
 
 
 def _made_name(obj: dict, kind: RenamedKind) -> str:
     """The name its controller gives what it makes, where the kind has a field for it; "" otherwise."""
-    at: object = obj
-    for key in kind.made_name:
-        at = at.get(key) if isinstance(at, dict) else None
-    return at if kind.made_name and isinstance(at, str) else ""
+    return _field(obj, kind.made_name)
+
+
+def _leaves_made(obj: dict, kind: RenamedKind) -> bool:
+    return kind.leaves_made is not None and _field(obj, kind.leaves_made[0]) in kind.leaves_made[1]
 
 
 def _yaml_data(data: bytes, source: str) -> object:
@@ -414,7 +427,7 @@ def _managed(obj: dict) -> Managed:
     created = parse_time(meta.get("creationTimestamp"), f"{kind.kind} {namespace}/{name}")
     return Managed(kind, namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
                     str(meta.get("resourceVersion") or ""), created, _made_name(obj, kind),
-                    str(obj.get("apiVersion") or ""))
+                    str(obj.get("apiVersion") or ""), _leaves_made(obj, kind))
 
 
 def _is_managed(obj: dict, kinds: frozenset[str]) -> bool | None:
@@ -456,7 +469,16 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
         members = sorted(families[key], key=lambda c: (-c.created.timestamp(), c.name))
         for rank, cm in enumerate(members, 1):
             rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.named_as), now, options))
-    return Plan(rows, ignored, ignored_kinds=frozenset(ignored_kinds))
+    notes = [_left_behind(r) for r in rows if r.verdict == DELETE and r.leaves_made]
+    return Plan(rows, ignored, notes, frozenset(ignored_kinds))
+
+
+def _left_behind(row: Row) -> str:
+    """What deleting an object whose controller made something without an ownerReference leaves."""
+    made = row.kind.reference_kind
+    return (f"{row.kind.kind} {row.namespace}/{row.name} made {made} {row.named_as} without an ownerReference, so "
+            f"deleting it leaves that {made}; nothing uses it either: kubectl delete {made.lower()} {row.named_as} "
+            f"-n {row.namespace}")
 
 
 def _verdict(cm: Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,

@@ -37,8 +37,7 @@ def deployment(volume: str = "", env: str = "", name: str = "web", annotations: 
         - name: web
           image: nginx
 {_indent(env, 10) if env else ""}
-        volumes:
-{_indent(volume, 8) if volume else "        []"}
+{"        volumes:" + chr(10) + _indent(volume, 8) if volume else ""}
 """
 
 
@@ -210,3 +209,135 @@ def test_gc_skips_a_renamed_custom_resource_the_cluster_does_not_serve():
 def test_the_kind_is_data():
     kind = BY_KIND["SecretProviderClass"]
     assert kind.trees == ("spec",) and not kind.immutable and kind.reference_kind == "SecretProviderClass"
+
+
+# --- SealedSecret ---------------------------------------------------------------------------
+
+SEALED = {"password": "AgBy3i4OJSWK+PiTySYZZA=="}
+NAMESPACE_WIDE = 'sealedsecrets.bitnami.com/namespace-wide: "true"'
+
+
+def sealed(scope: str | None = NAMESPACE_WIDE, extra: str = "", template: str = "type: Opaque",
+           name: str = "db-creds") -> str:
+    annotations = '      krmfn.dev/content-hash: "true"\n' + (f"      {scope}\n" if scope else "") + extra
+    return f"""\
+- apiVersion: bitnami.com/v1alpha1
+  kind: SealedSecret
+  metadata:
+    name: {name}
+    namespace: app
+    annotations:
+{annotations.rstrip()}
+  spec:
+    encryptedData:
+      password: {SEALED["password"]}
+    template:
+      metadata:
+        name: {name}
+        namespace: app
+{_indent(template, 6)}
+"""
+
+
+SECRET_ENV = """\
+env:
+- name: DB_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: db-creds
+      key: password
+"""
+
+
+def sealed_suffix(template: dict | None = None) -> str:
+    content = {"spec.encryptedData": SEALED, "spec.template.data": None, "spec.template.type": "Opaque",
+               "spec.data": None, **(template or {})}
+    return hashing.kustomize_suffix(hashing.encode_fields("SealedSecret", content))
+
+
+@pytest.mark.parametrize("scope", [NAMESPACE_WIDE, 'sealedsecrets.bitnami.com/cluster-wide: "true"'])
+def test_a_sealed_secret_is_renamed_and_references_to_its_secret_follow(scope):
+    out = run(resource_list(sealed(scope) + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 0, out.results
+    new = f"db-creds-{sealed_suffix()}"
+    items = items_by_name(out)
+    obj = items[("SealedSecret", new)]
+    assert "immutable" not in obj and obj["metadata"]["labels"] == {"krmfn.dev/family": "db-creds"}
+    # The controller names the Secret after the SealedSecret and overwrites the template's name: left as written.
+    assert obj["spec"]["template"]["metadata"]["name"] == "db-creds"
+    env = items[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["env"][0]
+    assert env["valueFrom"]["secretKeyRef"]["name"] == new
+    assert f"SealedSecret db-creds is now {new}; referenced by Deployment/app/web" in [r.message for r in out.results]
+    assert SEALED["password"] not in "".join(r.message for r in out.results)
+    assert run(out.text).text == out.text
+
+
+def test_the_hash_covers_the_encrypted_data_and_the_templates_type_and_data_not_its_metadata():
+    base = items_by_name(run(resource_list(sealed())))
+    tls = items_by_name(run(resource_list(sealed(template="type: kubernetes.io/tls"))))
+    data = items_by_name(run(resource_list(sealed(template='type: Opaque\ndata:\n  url: "{{ .password }}"'))))
+    labelled = items_by_name(run(resource_list(sealed(template="type: Opaque\nmetadata:\n  labels: {a: b}"))))
+    names = [next(n for k, n in items if k == "SealedSecret") for items in (base, tls, data, labelled)]
+    assert names[0] == f"db-creds-{sealed_suffix()}"
+    assert names[1] == f"db-creds-{sealed_suffix({'spec.template.type': 'kubernetes.io/tls'})}"
+    assert len(set(names[:3])) == 3
+
+
+def test_a_strict_scope_sealed_secret_is_an_error_saying_how_to_reseal():
+    out = run(resource_list(sealed(scope=None) + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 1
+    [error] = out.results
+    assert error.resource.kind == "SealedSecret" and error.field_path == "metadata.annotations"
+    assert "strict scope" in error.message and "kubeseal --scope namespace-wide" in error.message
+    assert "\n" not in error.message and SEALED["password"] not in error.message
+    assert ("SealedSecret", "db-creds") in items_by_name(out)  # nothing renamed
+
+
+def test_a_strict_scope_sealed_secret_may_keep_its_name_under_the_stable_name_strategy():
+    out = run(resource_list(sealed(scope=None, extra="      krmfn.dev/strategy: annotation\n")
+                            + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 0, out.results
+    items = items_by_name(out)
+    assert ("SealedSecret", "db-creds") in items
+    template = items[("Deployment", "web")]["spec"]["template"]
+    assert "krmfn.dev/config-hash" in template["metadata"]["annotations"]
+
+
+def test_kinds_must_list_sealed_secret_for_a_secret_mark_to_reach_it():
+    marked = deployment(env=SECRET_ENV, annotations='krmfn.dev/content-hash: "true"')
+    plain = sealed().replace('      krmfn.dev/content-hash: "true"\n', "")
+    left = run(resource_list(plain + marked, KINDS.format("Secret")))
+    assert ("SealedSecret", "db-creds") in items_by_name(left)
+    assert any("add SealedSecret to kinds" in r.message for r in left.results)
+    out = run(resource_list(plain + marked, KINDS.format("SealedSecret")))
+    assert ("SealedSecret", f"db-creds-{sealed_suffix()}") in items_by_name(out)
+
+
+def test_a_secret_and_a_sealed_secret_of_one_name_are_ambiguous():
+    secret = """\
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: db-creds, namespace: app}
+  stringData: {password: x}
+"""
+    out = run(resource_list(sealed() + secret + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 1
+    assert "ambiguous" in out.results[0].message
+
+
+def test_gc_plans_sealed_secrets_by_their_names_and_notes_an_ownerless_secret():
+    api = "bitnami.com/v1alpha1"
+    ownerless = {"template": {"metadata": {"annotations": {
+        "sealedsecrets.bitnami.com/skip-set-owner-references": "true"}}}, "encryptedData": SEALED}
+    objects = [_live("SealedSecret", api, "db-creds-aaaaaaaaaa", "db-creds", "2024-05-01T00:00:00Z", ownerless),
+               _live("SealedSecret", api, "db-creds-bbbbbbbbbb", "db-creds", "2024-05-02T00:00:00Z"),
+               _live("SealedSecret", api, "db-creds-cccccccccc", "db-creds", "2024-05-03T00:00:00Z"),
+               _replicaset("web-2", env=[{"name": "P", "valueFrom": {"secretKeyRef": {"name": "db-creds-bbbbbbbbbb"}}}])]
+    listed = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
+    assert SEALED["password"] not in repr(listed)
+    plan = gc.plan(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
+    assert {r.name: r.verdict for r in plan.rows} == {
+        "db-creds-cccccccccc": "keep", "db-creds-bbbbbbbbbb": "keep", "db-creds-aaaaaaaaaa": "delete"}
+    [note] = plan.notes
+    assert "db-creds-aaaaaaaaaa" in note and "without an ownerReference" in note
+    assert "kubectl delete secret db-creds-aaaaaaaaaa -n app" in note
