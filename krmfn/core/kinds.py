@@ -116,7 +116,7 @@ SECRET_PROVIDER_CLASS = RenamedKind(
     lambda c: hashing.encode_fields("SecretProviderClass", c), trees=("spec",), secret=True, immutable=False,
     other_versions=("secrets-store.csi.x-k8s.io/v1alpha1",), group="secrets-store.csi.x-k8s.io")
 
-RENAMED: tuple[RenamedKind, ...] = (CONFIGMAP, SECRET, SEALED_SECRET, SECRET_PROVIDER_CLASS)
+RENAMED: tuple[RenamedKind, ...] = (CONFIGMAP, SECRET, SEALED_SECRET, EXTERNAL_SECRET, SECRET_PROVIDER_CLASS)
 BY_TYPE: dict[tuple[str, str], RenamedKind] = {(v, k.kind): k for k in RENAMED
                                               for v in (k.api_version, *k.other_versions)}
 BY_KIND: dict[str, RenamedKind] = {k.kind: k for k in RENAMED}

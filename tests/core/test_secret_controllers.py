@@ -332,7 +332,8 @@ def test_gc_plans_sealed_secrets_by_their_names_and_notes_an_ownerless_secret():
     objects = [_live("SealedSecret", api, "db-creds-aaaaaaaaaa", "db-creds", "2024-05-01T00:00:00Z", ownerless),
                _live("SealedSecret", api, "db-creds-bbbbbbbbbb", "db-creds", "2024-05-02T00:00:00Z"),
                _live("SealedSecret", api, "db-creds-cccccccccc", "db-creds", "2024-05-03T00:00:00Z"),
-               _replicaset("web-2", env=[{"name": "P", "valueFrom": {"secretKeyRef": {"name": "db-creds-bbbbbbbbbb"}}}])]
+               _replicaset("web-2", env=[{"name": "P", "valueFrom": {"secretKeyRef": {
+                   "name": "db-creds-bbbbbbbbbb"}}}])]
     listed = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
     assert SEALED["password"] not in repr(listed)
     plan = gc.plan(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
@@ -340,4 +341,133 @@ def test_gc_plans_sealed_secrets_by_their_names_and_notes_an_ownerless_secret():
         "db-creds-cccccccccc": "keep", "db-creds-bbbbbbbbbb": "keep", "db-creds-aaaaaaaaaa": "delete"}
     [note] = plan.notes
     assert "db-creds-aaaaaaaaaa" in note and "without an ownerReference" in note
+    assert "kubectl delete secret db-creds-aaaaaaaaaa -n app" in note
+
+
+# --- ExternalSecret -------------------------------------------------------------------------
+
+def external(target: str = "name: db-creds\ncreationPolicy: Owner", api: str = "v1", name: str = "db",
+             version: str = "3", extra: str = "") -> str:
+    target_block = f"    target:\n{_indent(target, 6)}\n" if target else ""
+    return f"""\
+- apiVersion: external-secrets.io/{api}
+  kind: ExternalSecret
+  metadata:
+    name: {name}
+    namespace: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+{extra}  spec:
+    refreshInterval: 1h
+    secretStoreRef: {{name: vault, kind: ClusterSecretStore}}
+{target_block}    data:
+    - secretKey: password
+      remoteRef: {{key: prod/db, property: password, version: "{version}"}}
+"""
+
+
+def es_suffix(target: dict | None = None, version: str = "3") -> str:
+    spec: dict = {"refreshInterval": "1h", "secretStoreRef": {"name": "vault", "kind": "ClusterSecretStore"},
+                  "data": [{"secretKey": "password", "remoteRef": {"key": "prod/db", "property": "password",
+                                                                   "version": version}}]}
+    if target is not None:
+        spec["target"] = target
+    return hashing.kustomize_suffix(hashing.encode_fields("ExternalSecret", {"spec": spec}))
+
+
+@pytest.mark.parametrize("api", ["v1", "v1beta1"])
+def test_an_external_secret_and_its_target_get_the_suffix_of_its_spec_and_workloads_follow(api):
+    out = run(resource_list(external(api=api) + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 0, out.results
+    suffix = es_suffix({"creationPolicy": "Owner"})  # spec.target.name is not hashed: the rename writes it
+    items = items_by_name(out)
+    obj = items[("ExternalSecret", f"db-{suffix}")]
+    assert obj["spec"]["target"] == {"name": f"db-creds-{suffix}", "creationPolicy": "Owner"}
+    assert "immutable" not in obj and obj["metadata"]["labels"] == {"krmfn.dev/family": "db"}
+    env = items[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["env"][0]
+    assert env["valueFrom"]["secretKeyRef"]["name"] == f"db-creds-{suffix}"
+    assert (f"ExternalSecret db is now db-{suffix}, and the Secret it makes db-creds-{suffix}; referenced by "
+            "Deployment/app/web") in [r.message for r in out.results]
+    assert run(out.text).text == out.text  # the suffix on the target does not change the hash
+
+
+def test_without_a_target_name_the_secret_is_named_after_the_external_secret():
+    env = SECRET_ENV.replace("db-creds", "db")
+    out = run(resource_list(external(target="") + deployment(env=env)))
+    assert exit_code(out) == 0, out.results
+    new = f"db-{es_suffix()}"
+    items = items_by_name(out)
+    assert "target" not in items[("ExternalSecret", new)]["spec"]  # the default follows the new name
+    assert items[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["env"][0][
+        "valueFrom"]["secretKeyRef"]["name"] == new
+
+
+def test_a_new_remote_version_is_a_new_external_secret_and_secret_and_the_old_name_is_followed():
+    first = run(resource_list(external() + deployment(env=SECRET_ENV)))
+    old = es_suffix({"creationPolicy": "Owner"})
+    bumped = first.text.replace('version: "3"', 'version: "4"')
+    second = run(bumped)
+    assert exit_code(second) == 0, second.results
+    new = es_suffix({"creationPolicy": "Owner"}, version="4")
+    items = items_by_name(second)
+    assert new != old and ("ExternalSecret", f"db-{new}") in items
+    assert items[("ExternalSecret", f"db-{new}")]["spec"]["target"]["name"] == f"db-creds-{new}"
+    env = items[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["env"][0]
+    assert env["valueFrom"]["secretKeyRef"]["name"] == f"db-creds-{new}"
+
+
+@pytest.mark.parametrize("policy,words", [("Merge", "writes into a Secret that another tool creates"),
+                                          ("None", "creates no Secret")])
+def test_an_external_secret_that_creates_no_secret_of_its_own_is_an_error(policy, words):
+    out = run(resource_list(external(target=f"name: db-creds\ncreationPolicy: {policy}") + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 1
+    [error] = out.results
+    assert error.field_path == "spec.target.creationPolicy" and words in error.message
+    assert "a new name would be a Secret nobody creates" in error.message
+
+
+@pytest.mark.parametrize("policy", ["Owner", "Orphan", "CreateOrMerge"])
+def test_policies_that_create_the_secret_are_renamed(policy):
+    out = run(resource_list(external(target=f"name: db-creds\ncreationPolicy: {policy}\ndeletionPolicy: Delete")))
+    assert exit_code(out) == 0, out.results
+    [obj] = [i for k, i in items_by_name(out).items() if k[0] == "ExternalSecret"]
+    assert obj["spec"]["target"]["name"].startswith("db-creds-") and obj["metadata"]["name"].startswith("db-")
+
+
+def test_the_stable_name_strategy_keeps_both_names():
+    out = run(resource_list(external(extra="      krmfn.dev/strategy: annotation\n") + deployment(env=SECRET_ENV)))
+    assert exit_code(out) == 0, out.results
+    items = items_by_name(out)
+    assert items[("ExternalSecret", "db")]["spec"]["target"]["name"] == "db-creds"
+    template = items[("Deployment", "web")]["spec"]["template"]
+    assert template["spec"]["containers"][0]["env"][0]["valueFrom"]["secretKeyRef"]["name"] == "db-creds"
+    assert "krmfn.dev/config-hash" in template["metadata"]["annotations"]
+
+
+def test_opting_out_after_a_rename_gives_both_names_back():
+    renamed = run(resource_list(external() + deployment(env=SECRET_ENV))).text
+    out = run(renamed.replace('krmfn.dev/content-hash: "true"', 'krmfn.dev/content-hash: "false"'))
+    assert exit_code(out) == 0, out.results
+    items = items_by_name(out)
+    assert items[("ExternalSecret", "db")]["spec"]["target"]["name"] == "db-creds"
+    env = items[("Deployment", "web")]["spec"]["template"]["spec"]["containers"][0]["env"][0]
+    assert env["valueFrom"]["secretKeyRef"]["name"] == "db-creds"
+
+
+def test_gc_finds_an_external_secrets_users_by_its_target_and_notes_an_orphaned_secret():
+    objects = [_live("ExternalSecret", "external-secrets.io/v1", f"db-{s}", "db", f"2024-05-0{i}T00:00:00Z",
+                     {"target": {"name": f"db-creds-{s}", "creationPolicy": policy},
+                      "data": [{"secretKey": "password", "remoteRef": {"key": "prod/db"}}]})
+               for i, s, policy in ((1, "aaaaaaaaaa", "Orphan"), (2, "bbbbbbbbbb", "Owner"),
+                                    (3, "cccccccccc", "Owner"))]
+    objects.append(_replicaset("web-2", env=[{"name": "P", "valueFrom": {"secretKeyRef": {
+        "name": "db-creds-bbbbbbbbbb"}}}]))
+    listed = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
+    assert "prod/db" not in repr(listed)  # what it fetches is not kept; its target's name and policy are
+    plan = gc.plan(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
+    assert {r.name: r.verdict for r in plan.rows} == {"db-cccccccccc": "keep", "db-bbbbbbbbbb": "keep",
+                                                      "db-aaaaaaaaaa": "delete"}
+    [used] = [r for r in plan.rows if r.name == "db-bbbbbbbbbb"]
+    assert "used by ReplicaSet web-2" in used.reason
+    [note] = plan.notes
     assert "kubectl delete secret db-creds-aaaaaaaaaa -n app" in note
