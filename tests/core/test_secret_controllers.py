@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 import yaml
 from conftest import exit_code, items_by_name, resource_list, run
+from tooling import REPO, check_golden, golden_examples
 
 from krmfn.core import hashing
 from krmfn.core.kinds import BY_KIND
@@ -471,3 +472,19 @@ def test_gc_finds_an_external_secrets_users_by_its_target_and_notes_an_orphaned_
     assert "used by ReplicaSet web-2" in used.reason
     [note] = plan.notes
     assert "kubectl delete secret db-creds-aaaaaaaaaa -n app" in note
+
+
+# --- the examples ---------------------------------------------------------------------------
+
+EXAMPLES = REPO / "examples" / "secret-controllers"
+
+
+@pytest.mark.parametrize("name", golden_examples(EXAMPLES))
+def test_golden_output_and_idempotence(name):
+    check_golden(EXAMPLES / name)
+
+
+def test_there_is_an_example_per_kind():
+    kinds = {item["kind"] for name in golden_examples(EXAMPLES)
+             for item in yaml.safe_load((EXAMPLES / name / "input.yaml").read_text())["items"]}
+    assert {"SealedSecret", "ExternalSecret", "SecretProviderClass"} <= kinds
