@@ -1,4 +1,4 @@
-"""What a controller that makes Secrets from Git allows krmfn to rename (docs/secrets.md).
+"""What a controller that makes Secrets from Git allows krmfn to rename (docs/secret-controllers.md).
 
 Why apart from core.kinds: these are the kinds' checks (``RenamedKind.check``), which read the
 object; kinds stays data that every run imports. Each check raises one sentence naming the

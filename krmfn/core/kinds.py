@@ -4,7 +4,7 @@ Why data: the scan, the plan, retention and gc work on "an opted-in object of a 
 kind", never on ConfigMap or Secret by name. Adding a kind is adding a RenamedKind here, its
 hash encoding in core.hashing, and its reference rows in core.table.
 
-Three of them are custom resources that a controller turns into what pods use (docs/secrets.md):
+Three of them are custom resources that a controller turns into what pods use (docs/secret-controllers.md):
 a SealedSecret and an ExternalSecret each make a Secret, so workloads name them as Secrets
 (``refers_as``); a SecretProviderClass is named by CSI volumes. What only their controller knows
 is checked by ``check`` (core.controllers): a strict-scope SealedSecret cannot be renamed, an
