@@ -326,6 +326,32 @@ def test_a_secret_and_a_sealed_secret_of_one_name_are_ambiguous():
     assert "ambiguous" in out.results[0].message
 
 
+@pytest.mark.parametrize("spec,field", [
+    ("encryptedData:\n      password: s3cr3t-not-base64!", "spec.encryptedData.password"),
+    ("encryptedData:\n      password: 73313\n", "spec.encryptedData.password"),
+    ("encryptedData: {}\n    template:\n      data:\n        url: 73313", "spec.template.data.url"),
+    ("encryptedData: {}\n    template:\n      type: [s3cr3t]", "spec.template.type"),
+])
+def test_a_bad_sealed_value_is_an_error_naming_the_field_never_the_value(spec, field):
+    text = f"""\
+- apiVersion: bitnami.com/v1alpha1
+  kind: SealedSecret
+  metadata:
+    name: db-creds
+    namespace: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+      {NAMESPACE_WIDE}
+  spec:
+    {spec}
+"""
+    out = run(resource_list(text))
+    assert exit_code(out) == 1
+    [error] = out.results
+    assert error.field_path == field and error.resource.kind == "SealedSecret"
+    assert "s3cr3t" not in error.message and "73313" not in error.message
+
+
 def test_gc_plans_sealed_secrets_by_their_names_and_notes_an_ownerless_secret():
     api = "bitnami.com/v1alpha1"
     ownerless = {"template": {"metadata": {"annotations": {
@@ -488,3 +514,12 @@ def test_there_is_an_example_per_kind():
     kinds = {item["kind"] for name in golden_examples(EXAMPLES)
              for item in yaml.safe_load((EXAMPLES / name / "input.yaml").read_text())["items"]}
     assert {"SealedSecret", "ExternalSecret", "SecretProviderClass"} <= kinds
+
+
+def test_the_roll_path_audit_names_the_sealed_secret_to_opt_in():
+    plain = sealed().replace('      krmfn.dev/content-hash: "true"\n', "")
+    out = run(resource_list(plain + deployment(env=SECRET_ENV)))
+    [warning] = [r for r in out.results if r.severity == "warning"]
+    assert warning.message.startswith("reads Secret db-creds through env")
+    assert "the SealedSecret that makes it is not opted in" in warning.message
+    assert 'krmfn.dev/content-hash: "true" on the SealedSecret' in warning.message
