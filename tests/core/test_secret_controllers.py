@@ -523,3 +523,49 @@ def test_the_roll_path_audit_names_the_sealed_secret_to_opt_in():
     assert warning.message.startswith("reads Secret db-creds through env")
     assert "the SealedSecret that makes it is not opted in" in warning.message
     assert 'krmfn.dev/content-hash: "true" on the SealedSecret' in warning.message
+
+
+@pytest.mark.parametrize("entry", ["kind: SecretProviderClass", "kind: SecretProviderClass\n          group: "
+                                   "secrets-store.csi.x-k8s.io\n          version: v1"])
+def test_user_field_specs_name_a_secret_provider_class_in_a_custom_resource(entry):
+    widget = """\
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {name: w, namespace: app}
+  spec:
+    mount: {providerClass: vault-db}
+"""
+    config = f"""\
+        apiVersion: fn.krmfn.dev/v1alpha1
+        kind: ContentHash
+        metadata: {{name: c}}
+        fieldSpecs:
+        - {entry}
+          fieldSpecs:
+          - {{kind: Widget, group: example.com, path: spec/mount/providerClass}}
+        """
+    out = run(resource_list(spc() + widget, config))
+    assert exit_code(out) == 0, out.results
+    assert items_by_name(out)[("Widget", "w")]["spec"]["mount"]["providerClass"] == f"vault-db-{spc_suffix()}"
+
+
+def test_user_field_specs_of_a_sealed_secret_name_the_secret_it_makes():
+    widget = """\
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {name: w, namespace: app}
+  spec:
+    auth: {secret: db-creds}
+"""
+    config = """\
+        apiVersion: fn.krmfn.dev/v1alpha1
+        kind: ContentHash
+        metadata: {name: c}
+        fieldSpecs:
+        - kind: SealedSecret
+          fieldSpecs:
+          - {kind: Widget, group: example.com, path: spec/auth/secret}
+        """
+    out = run(resource_list(sealed() + widget, config))
+    assert exit_code(out) == 0, out.results
+    assert items_by_name(out)[("Widget", "w")]["spec"]["auth"]["secret"] == f"db-creds-{sealed_suffix()}"
