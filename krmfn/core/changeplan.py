@@ -15,13 +15,14 @@ import difflib
 from dataclasses import dataclass, field
 
 from krmfn.core import rollout
+from krmfn.core.kinds import BY_KIND, RENAMED
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME
 from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.data import to_data
 from krmfn.document.tree import Doc
 
-CONFIG_KINDS = ("ConfigMap", "Secret")
+CONFIG_KINDS = tuple(k.kind for k in RENAMED)  # ConfigMap, Secret, and the secret controllers' kinds
 ALL = "*"  # a workload reads every key (envFrom, a whole volume)
 MAX_LINES, MAX_WIDTH = 12, 120  # a changed ConfigMap value's diff, trimmed
 
@@ -54,6 +55,8 @@ class ConfigChange:
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     diffs: dict[str, list[str]] = field(default_factory=dict)  # ConfigMaps only
+    # The names workloads read it by, where they differ (the Secret an ExternalSecret makes): old, new.
+    made: tuple[str | None, str | None] = (None, None)
 
     @property
     def status(self) -> str:
@@ -65,8 +68,9 @@ class ConfigChange:
 
     @property
     def shows_names(self) -> bool:
-        """A Secret's hashed name is a digest of its values: a plan never shows it."""
-        return self.kind != "Secret"
+        """A Secret's hashed name is a digest of its values (likewise every kind whose values are
+        secret, core.kinds): a plan never shows it."""
+        return not BY_KIND[self.kind].secret
 
     @property
     def keys(self) -> set[str]:
@@ -151,10 +155,15 @@ def read_render(data: bytes) -> list[Obj]:
 # --- configs -------------------------------------------------------------------------------
 
 def _values(obj: Obj | None) -> dict[str, tuple[str, str]]:
-    """Each key: (section, value); a Secret's stringData is read as its data would be."""
+    """Each key: (section, value); a Secret's stringData is read as its data would be. The secret
+    controllers' kinds: the keys of the Secret they make, where their spec says (core.controllers)."""
     out: dict[str, tuple[str, str]] = {}
     if obj is None:
         return out
+    if obj.kind not in ("ConfigMap", "Secret"):
+        from krmfn.core.controllers import made_keys  # here, for start-up time: few plans hold one
+
+        return made_keys(obj.kind, obj.data)
     sections = ("data", "binaryData") if obj.kind == "ConfigMap" else ("data", "stringData")
     for section in sections:
         values = obj.data.get(section)
@@ -197,7 +206,7 @@ def config_change(old: Obj | None, new: Obj | None) -> ConfigChange | None:
     assert some is not None
     before, after = _values(old), _values(new)
     change = ConfigChange(some.kind, some.namespace, some.family, old.name if old else None,
-                          new.name if new else None)
+                          new.name if new else None, made=(_made(old), _made(new)))
     change.added = sorted(set(after) - set(before))
     change.removed = sorted(set(before) - set(after))
     change.changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
@@ -210,7 +219,20 @@ def config_change(old: Obj | None, new: Obj | None) -> ConfigChange | None:
 
 def _rest(obj: Obj) -> object:
     """What else an object holds (type, immutable), apart from its values and names."""
+    if obj.kind not in ("ConfigMap", "Secret"):  # a custom resource: its spec, less the made name
+        from krmfn.core.controllers import made_rest  # here, for start-up time: few plans hold one
+
+        return made_rest(obj.kind, obj.data)
     return {k: v for k, v in obj.data.items() if k not in ("data", "binaryData", "stringData", "metadata")}
+
+
+def _made(obj: Obj | None) -> str | None:
+    """The name workloads read it by, when its controller makes an object of another name."""
+    if obj is None:
+        return None
+    path = BY_KIND[obj.kind].made_name
+    found = _at(obj.data, path) if path else None
+    return found if isinstance(found, str) and found else obj.name
 
 
 # --- workloads -----------------------------------------------------------------------------
@@ -331,9 +353,9 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
                if (c := config_change(before.get(k), after.get(k))) is not None]
     by_name: dict[tuple[str, str, str], ConfigChange] = {}
     for c in configs:
-        for name in (c.old_name, c.new_name):
+        for name in c.made:  # the names workloads read it by (an ExternalSecret's: the Secret it makes)
             if name:
-                by_name[(c.kind, c.namespace, name)] = c
+                by_name[(BY_KIND[c.kind].reference_kind, c.namespace, name)] = c
     old_workloads = {(o.kind, o.namespace, o.name): o for o in old if o.kind not in CONFIG_KINDS}
     rolls = []
     for obj in new:
@@ -345,8 +367,9 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
             change = by_name.get((kind, obj.namespace, name))
             if change is None:
                 continue
-            hit = sorted(change.keys if ALL in keys else keys & change.keys)
-            reads[f"{kind} {change.family}"] = [ALL] if ALL in keys else hit
+            # ALL among the changed keys: a change whose keys are not known (an ExternalSecret's store).
+            hit = sorted(change.keys if ALL in keys else keys if ALL in change.keys else keys & change.keys)
+            reads[f"{change.kind} {change.family}"] = [ALL] if ALL in keys else hit
             reads_changed = reads_changed or bool(hit) or change.status != "changed"
             renamed = renamed or change.renamed
         if not reads:

@@ -52,4 +52,54 @@ def external_secret(res: Resource) -> None:
                            res.ref, "spec.target.creationPolicy")
 
 
-__all__ = ["CREATING", "SEALED_SCOPES", "external_secret", "sealed_secret"]
+# What ``krmfn plan`` compares (core.changeplan): the keys of the Secret each makes, as (section, value),
+# the value never shown; ALL (``*``) stands for a change whose keys the object does not list.
+ALL = "*"
+
+
+def _json(value: object) -> str:
+    import json  # here, for start-up time: only plans need it
+
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def made_keys(kind: str, data: dict) -> dict[str, tuple[str, str]]:
+    """The keys a plan compares for an object of a secret controller's kind, from its plain data."""
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    out: dict[str, tuple[str, str]] = {}
+    if kind == "SealedSecret":
+        template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+        assert isinstance(template, dict)
+        sealed = spec.get("encryptedData")
+        for key, value in (sealed.items() if isinstance(sealed, dict) else ()):
+            out[str(key)] = ("data", _json(value))
+        templated = template.get("data")
+        for key, value in (templated.items() if isinstance(templated, dict) else ()):
+            out[str(key)] = ("data", _json([value, sealed]))  # a template may read every sealed value
+        if spec.get("data") is not None:  # the legacy blob: which keys it holds is sealed too
+            out[ALL] = ("data", _json(spec["data"]))
+        return out
+    if kind == "ExternalSecret":
+        rest = dict(spec)
+        for entry in rest.pop("data", None) or ():
+            if isinstance(entry, dict) and isinstance(entry.get("secretKey"), str):
+                out[entry["secretKey"]] = ("data", _json(entry))
+        target = rest.get("target")
+        if isinstance(target, dict):
+            rest["target"] = {k: v for k, v in target.items() if k != "name"}  # the rename writes it
+        out[ALL] = ("data", _json(rest))  # the store, dataFrom, the template: any key may change
+        return out
+    return {ALL: ("data", _json(spec))}  # a SecretProviderClass: what it mounts
+
+
+def made_rest(kind: str, data: dict) -> object:
+    """What else decides the Secret a plan compares, apart from the keys (a SealedSecret's type)."""
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    template = spec.get("template") if kind == "SealedSecret" and isinstance(spec, dict) else None
+    if not isinstance(template, dict):
+        return None
+    return {k: v for k, v in template.items() if k not in ("data", "metadata")}
+
+
+__all__ = ["ALL", "CREATING", "SEALED_SCOPES", "external_secret", "made_keys", "made_rest", "sealed_secret"]

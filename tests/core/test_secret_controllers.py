@@ -569,3 +569,49 @@ def test_user_field_specs_of_a_sealed_secret_name_the_secret_it_makes():
     out = run(resource_list(sealed() + widget, config))
     assert exit_code(out) == 0, out.results
     assert items_by_name(out)[("Widget", "w")]["spec"]["auth"]["secret"] == f"db-creds-{sealed_suffix()}"
+
+
+# --- krmfn plan -----------------------------------------------------------------------------
+
+def _plan(example: str, old: str, new: str):
+    from krmfn.core import changeplan
+    from krmfn.core.planview import as_json, text
+
+    source = (EXAMPLES / example / "input.yaml").read_text()
+    assert old in source
+    renders = [run(t).text.encode() for t in (source, source.replace(old, new))]
+    found = changeplan.plan(*(changeplan.read_render(r) for r in renders))
+    return found, text(found) + as_json(found)
+
+
+def test_plan_says_which_keys_of_an_external_secret_change_and_who_rolls():
+    found, shown = _plan("external-secrets", 'version: "7"', 'version: "8"')
+    [config] = found.configs
+    assert (config.kind, config.family, config.changed, config.renamed) == ("ExternalSecret", "payments",
+                                                                           ["api-key"], True)
+    [roll] = found.rolls
+    assert roll.name == "checkout" and roll.reads == {"ExternalSecret payments": ["api-key"]} and roll.reads_changed
+    assert "payments-" not in shown.replace("ExternalSecret payments", "")  # no hashed name of a secret kind
+
+
+def test_plan_reads_a_change_of_an_external_secrets_store_as_every_key():
+    found, _ = _plan("external-secrets", "      name: vault\n    target:", "      name: vault-eu\n    target:")
+    [config] = found.configs
+    assert config.changed == ["*"]
+    assert found.rolls[0].reads == {"ExternalSecret payments": ["api-key"]} and found.rolls[0].reads_changed
+
+
+def test_plan_on_a_sealed_secret_counts_template_keys_and_shows_no_value():
+    old = "AgBy3i4OJSWK+PiTySYZZA1rBasKGMPq0wRNzrjc9SAhC3E8FqfR9Lm7ciT2mXkUlr3q6DGiC5q8ZKYQ"
+    found, shown = _plan("sealed-secrets", old, old.replace("AgBy", "AgBz"))
+    [config] = found.configs
+    assert config.changed == ["password", "url"]  # url is a template over every sealed value
+    assert found.rolls[0].reads == {"SealedSecret db-credentials": ["url"]}
+    assert "AgB" not in shown and "postgres://" not in shown
+
+
+def test_plan_on_a_secret_provider_class_rolls_every_mount():
+    found, _ = _plan("secrets-store-csi", "roleName: checkout", "roleName: checkout-v2")
+    [config] = found.configs
+    assert config.kind == "SecretProviderClass" and config.changed == ["*"]
+    assert found.rolls[0].reads == {"SecretProviderClass checkout-vault": ["*"]}
