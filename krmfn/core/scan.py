@@ -333,9 +333,10 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    digest = hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))
-    if original == res.name and res.name.endswith(f"-{digest}") and ORIGINAL_NAME not in res.annotations:
-        original = res.name[:-len(digest) - 1]  # already named by its content (kustomize's generator): kept
+    encoded = kind.hash_input(_content(res, kind))
+    digest = hashing.digest(config.algorithm, encoded)
+    if original == res.name and ORIGINAL_NAME not in res.annotations:
+        original = _without_content_suffix(res.name, encoded, config.algorithm)
     new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
@@ -361,6 +362,16 @@ def _made(h: Hashed, kind: RenamedKind, made: tuple[int, str, str] | None) -> Ha
         if name != family and h.edits:  # the restore: its own name goes back, and this one with it
             h.edits.append(replace_scalar(h.res.tree, node, family))
     return h
+
+
+def _without_content_suffix(name: str, encoded: str, algorithm: str) -> str:
+    """The name without the suffix its content already gives it (kustomize's generator, or an
+    earlier run): under any algorithm, a name is suffixed once, and its family is the stem."""
+    for algo in dict.fromkeys((algorithm, "kustomize")):
+        ending = f"-{hashing.digest(algo, encoded)}"
+        if name.endswith(ending) and len(name) > len(ending):
+            return name[:-len(ending)]
+    return name
 
 
 def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:

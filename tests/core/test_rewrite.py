@@ -311,6 +311,22 @@ def test_a_name_already_ending_in_its_own_suffix_is_not_suffixed_again():
     assert ("ConfigMap", f"{stale}-{suffix_of('one')}") in items_by_name(run(resource_list(cm(name=stale))))
 
 
+def test_a_kustomize_suffixed_name_gets_no_second_suffix_under_sha256():
+    """kustomize's generator output under ``algorithm: sha256``: the family is the name without
+    kustomize's suffix, so each data change stays in one family (gc keeps the newest N of it),
+    not a family of one per version."""
+    sha = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {algorithm: sha256}"
+    generated = f"app-{suffix_of('one')}"
+    out = run(resource_list(cm(name=generated) + workload("apps/v1", "Deployment", ref=generated), sha))
+    assert exit_code(out) == 0, out.results
+    name = f"app-{hashing.suffix('sha256', {'key': 'one'}, None)}"
+    objs = items_by_name(out)
+    assert ("ConfigMap", name) in objs, list(objs)
+    assert objs[("ConfigMap", name)]["metadata"]["labels"]["krmfn.dev/family"] == "app"
+    assert set(names_in_pod_spec(objs[("Deployment", "w")]["spec"]["template"]["spec"])) == {name}
+    assert run(out.text).text == out.text
+
+
 def test_references_to_an_older_hashed_name_follow_the_family():
     items = cm(value="two") + workload("apps/v1", "Deployment", ref=f"app-{suffix_of('one')}")
     out = run(resource_list(items))
