@@ -112,18 +112,15 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
     """The renamed kinds first (those of ``kinds``): an object created after this read is not
     seen, so never deleted. A Secret's values are dropped as it is read (gc.planner.parse_list)."""
     objects: list[dict] = []
-    uninstalled = []
+    unserved = []  # one note for all: most clusters serve few of the custom resources krmfn knows
     for kind in (k for k in RENAMED if k.kind in kinds):
         managed = kubectl.get(kind.resource, scope, FAMILY)
         if managed is None and kind.group:  # a custom resource whose CRD is not installed: none to collect
-            uninstalled.append(kind.resource)
+            unserved.append(kind.resource)
             continue
         if managed is None:
             raise GcError(f"the cluster has no {kind.plural} resource type.")
         objects.extend(managed)
-    if uninstalled:
-        notes.append(f"skipped renamed kinds the cluster does not serve: {', '.join(uninstalled)}")
-    unserved = []
     for resource in referrers.resources:
         if resource in referrers.skip:
             continue
@@ -139,7 +136,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             unserved.append(resource)
             continue
         objects.extend(items)
-    if unserved:  # one line: most clusters serve few of the table's custom resources
+    if unserved:
         notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
     if referrers.skip:
         skipped = [r for r in referrers.resources if r in referrers.skip]
