@@ -170,11 +170,24 @@ def _content(res: Resource, kind: RenamedKind) -> dict[str, dict[str, str] | str
 
 
 def original_name(res: Resource) -> str:
-    """The family name: from the annotation when the current name is that name or a hashed form of it."""
+    """The family name: from the annotation when the current name is that name or a hashed form of
+    it (:func:`hashing.is_hashed_form`); else the name itself (:func:`stale_original` says why)."""
     recorded = res.annotations.get(ORIGINAL_NAME)
-    if recorded and (res.name == recorded or res.name.startswith(recorded + "-")):
+    if recorded and (res.name == recorded or hashing.is_hashed_form(res.name, recorded)):
         return recorded
     return res.name
+
+
+def stale_original(res: Resource) -> Result | None:
+    """A warning when the original-name annotation names another object's family (copied from
+    rendered output, or the object renamed by hand): it is ignored, and the object is its own family."""
+    recorded = res.annotations.get(ORIGINAL_NAME)
+    if not recorded or original_name(res) == recorded:
+        return None
+    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, but its name {res.name!r} is neither that nor that plus a "
+                  f"hash suffix, so the annotation is ignored and references to {recorded!r} do not mean it; "
+                  "remove the annotation (copied from another object?)", "warning", res.ref,
+                  f"metadata.annotations[{ORIGINAL_NAME}]")
 
 
 def _check_unique_keys(res: Resource) -> None:
@@ -201,6 +214,9 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
         out.immutable.add(res.index)
     original = original_name(res)
+    stale = stale_original(res)
+    if stale is not None:
+        out.results.append(stale)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
         if original != res.name:
