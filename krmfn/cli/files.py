@@ -8,7 +8,6 @@ everything between documents (comments, separators) as it was.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,13 +22,13 @@ from krmfn.cli.stream import (
     split,
     starts_document,
 )
+from krmfn.cli.triage import skip_reason
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files a directory walk leaves out: they configure a tool, they are not resources.
 NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml"})
-_TOP_KEY = re.compile(rb"^(apiVersion|kind)[ \t]*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -68,15 +67,10 @@ def find(paths: list[str]) -> list[tuple[str, bool]]:
     return unique
 
 
-def looks_like_resources(stream: Stream) -> bool:
-    """Whether every document has top-level apiVersion and kind keys (a walk skips other YAML)."""
-    return all(len({m.group(1) for m in _TOP_KEY.finditer(body)}) == 2 for body in stream.bodies)
-
-
 @dataclass
 class FilesOutcome:
     outputs: list[tuple[str, bytes]]  # every file read, with its new text
-    skipped: list[str]  # files a walk found that hold no Kubernetes objects
+    skipped: list[tuple[str, str]]  # files a walk found that are not manifests, and what each is
     results: list[Result]
 
     @property
@@ -92,9 +86,13 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
         if problem is not None:
             return FilesOutcome([], [], [problem])
     streams: list[tuple[Source, TextForm, Stream]] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     origins = []
     for source in sources:
+        reason = None if source.explicit else skip_reason(source.text, limits.max_input_bytes)
+        if reason is not None:
+            skipped.append((source.path, reason))
+            continue
         problem = check_text(source.text, limits)
         if problem is not None:
             return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
@@ -104,9 +102,6 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
         problem = check_directives(plain, stream)
         if problem is not None:
             return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
-        if not source.explicit and not looks_like_resources(stream):
-            skipped.append(source.path)
-            continue
         streams.append((source, form, stream))
         origins += body_origins(plain, stream)
     bodies = [b for _, _, s in streams for b in s.bodies]

@@ -38,7 +38,7 @@ modes:
   krmfn [OPTIONS] FILE|DIR ...   plain manifests: every document of every file in one run, written
                                  to stdout as one stream, or back to the files with --in-place. A
                                  DIR is walked for *.yaml and *.yml (hidden entries, kustomization
-                                 files and YAML that is not Kubernetes objects are left out).
+                                 files and files with no Kubernetes object are left out).
   krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout.
   krmfn helm [OPTIONS]           Helm post-renderer: a stream, options also from KRMFN_* variables
                                  (Helm 3: --post-renderer krmfn --post-renderer-args helm, or the
@@ -230,8 +230,8 @@ def _files(args: argparse.Namespace) -> int:
     if args.verbose:
         for path in not_regular:
             say(f"skipped {path}: not a regular file")
-        for path in outcome.skipped:
-            say(f"skipped {path}: not Kubernetes objects")
+        for path, reason in outcome.skipped:
+            say(f"skipped {path}: {reason}")
     if outcome.failed:
         return FAILED
     if not args.in_place:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 
 ALGORITHMS = ("kustomize", "sha256")
@@ -88,3 +89,14 @@ def digest(algorithm: str, encoded: str) -> str:
 def suffix_pattern(algorithm: str) -> str:
     """A regular expression matching any suffix the algorithm can produce."""
     return "[2456789bcdfghkmt]{10}" if algorithm == "kustomize" else "[0-9a-f]{16}"
+
+
+# A suffix either algorithm gives (a user may switch algorithms between runs), after its "-".
+_ANY_SUFFIX = re.compile(f"-(?:{suffix_pattern('kustomize')}|{suffix_pattern('sha256')})")
+
+
+def is_hashed_form(name: str, original: str) -> bool:
+    """Whether ``name`` is ``original`` plus a suffix of the shape krmfn or kustomize's generators
+    give. Why the shape and not a prefix: ``db-settings`` is no version of ``db``, and an
+    original-name copied onto it must not make references to ``db`` mean it."""
+    return name.startswith(original) and _ANY_SUFFIX.fullmatch(name, len(original)) is not None

@@ -251,11 +251,24 @@ def made_names(res: Resource, kind: RenamedKind, original: str) -> tuple[int, st
 
 
 def original_name(res: Resource) -> str:
-    """The family name: from the annotation when the current name is that name or a hashed form of it."""
+    """The family name: from the annotation when the current name is that name or a hashed form of
+    it (:func:`hashing.is_hashed_form`); else the name itself (:func:`stale_original` says why)."""
     recorded = res.annotations.get(ORIGINAL_NAME)
-    if recorded and (res.name == recorded or res.name.startswith(recorded + "-")):
+    if recorded and (res.name == recorded or hashing.is_hashed_form(res.name, recorded)):
         return recorded
     return res.name
+
+
+def stale_original(res: Resource) -> Result | None:
+    """A warning when the original-name annotation names another object's family (copied from
+    rendered output, or the object renamed by hand): it is ignored, and the object is its own family."""
+    recorded = res.annotations.get(ORIGINAL_NAME)
+    if not recorded or original_name(res) == recorded:
+        return None
+    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, but its name {res.name!r} is neither that nor that plus a "
+                  f"hash suffix, so the annotation is ignored and references to {recorded!r} do not mean it; "
+                  "remove the annotation (copied from another object?)", "warning", res.ref,
+                  f"metadata.annotations[{ORIGINAL_NAME}]")
 
 
 def _check_unique_keys(res: Resource) -> None:
@@ -285,6 +298,9 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     made = made_names(res, kind, original)
     if made is not None:
         out.made[res.index] = made[1:]
+    stale = stale_original(res)
+    if stale is not None:
+        out.results.append(stale)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
         if original != res.name:

@@ -299,6 +299,9 @@ SCENARIOS: dict[str, Scenario] = {
     "renamed-before": Scenario(["--stream"], stream(
         PLAIN_CONFIGMAP.replace("  name: app-config\n", "  name: app-config-hf678c7m2b\n  annotations:\n"
                                 "    krmfn.dev/original-name: app-config\n"), DEPLOYMENT)),
+    "copied-original-name": Scenario(["--stream"], stream(CONFIGMAP.replace("  name: app-config\n", "  name: app-settings\n")
+                                                          .replace('"true"', '"true"\n    krmfn.dev/original-name: app-config'),
+                                                          DEPLOYMENT)),
     # --- what a change does to each workload -------------------------------------------------
     "recreate": Scenario(["--stream"], stream(CONFIGMAP, spec(DEPLOYMENT, "strategy: {type: Recreate}"))),
     "on-delete": Scenario(["--stream"], stream(CONFIGMAP, spec(
