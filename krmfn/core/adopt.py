@@ -15,7 +15,7 @@ from krmfn.core.kinds import BY_KIND
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
-from krmfn.core.scan import Hashed, Reference, Scanned, hash_object, original_name
+from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -79,7 +79,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                         results.append(Result(f"not hashed, although {describe(workload.ref, mark)} opts it in: "
                                               f"{why}", "info", target.ref))
                     continue
-                h = hash_object(target, BY_KIND[kind], original_name(target), config, retention, results)
+                h = hash_object(target, BY_KIND[kind], family_of(target, BY_KIND[kind]), config, retention, results)
                 target.drop()
                 if h is None:
                     continue

@@ -46,6 +46,8 @@ NOT_REFERRERS = frozenset({"ConfigMap", "Secret", "CustomResourceDefinition"})
 # The renamed kinds whose references are looked for where the table does not look, and the bytes
 # each of their shapes holds (core.unplaced.SHAPES, not imported here for start-up time).
 UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
+# A name ending in what some algorithm's suffix looks like: only those are hashed to find their family.
+_ANY_SUFFIX = re.compile("-(?:" + "|".join(hashing.suffix_pattern(a) for a in hashing.ALGORITHMS) + ")$")
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -177,6 +179,29 @@ def original_name(res: Resource) -> str:
     return res.name
 
 
+def family_of(res: Resource, kind: RenamedKind) -> str:
+    """The family name, also of an object that records none but whose name ends in a suffix of its
+    own content under any algorithm (kustomize's generator named it, or krmfn did): the name without
+    that suffix, so that no algorithm suffixes it twice and a data edit stays in its family. A
+    value that cannot be hashed leaves the name as it is (only an opted-in object's values matter)."""
+    original = original_name(res)
+    if original != res.name or ORIGINAL_NAME in res.annotations or not _ANY_SUFFIX.search(res.name):
+        return original
+    try:
+        return _content_family(res.name, kind.hash_input(_content(res, kind))) or original
+    except InputError:
+        return original
+
+
+def _content_family(name: str, encoded: str) -> str | None:
+    """``name`` without its last suffix, when that suffix is one an algorithm makes of ``encoded``."""
+    for algorithm in hashing.ALGORITHMS:
+        digest = hashing.digest(algorithm, encoded)
+        if name.endswith(f"-{digest}") and len(name) > len(digest) + 1:
+            return name[:-len(digest) - 1]
+    return None
+
+
 def _check_unique_keys(res: Resource) -> None:
     """A key written twice where krmfn reads or writes a ConfigMap: which one counts would depend
     on the reader (the API server refuses it), and a re-run could read the other one."""
@@ -200,10 +225,10 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     _check_unique_keys(res)
     if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
         out.immutable.add(res.index)
-    original = original_name(res)
+    original = family_of(res, kind)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
-        if original != res.name:
+        if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
     if not choice:
@@ -234,8 +259,8 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
                               f"({KUSTOMIZE_HASHES})", "info", res.ref))
         return None
-    if strategy_of(res, config) is Strategy.ANNOTATION:
-        return _stable(res, original, kind.hash_input(_content(res, kind)), results)
+    if strategy_of(res, config) is Strategy.ANNOTATION:  # its name stays: the family is the name it has
+        return _stable(res, original_name(res), kind.hash_input(_content(res, kind)), results)
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
         raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
@@ -246,9 +271,12 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    digest = hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))
-    if original == res.name and res.name.endswith(f"-{digest}") and ORIGINAL_NAME not in res.annotations:
-        original = res.name[:-len(digest) - 1]  # already named by its content (kustomize's generator): kept
+    encoded = kind.hash_input(_content(res, kind))
+    digest = hashing.digest(config.algorithm, encoded)
+    if original == res.name and ORIGINAL_NAME not in res.annotations:
+        # Already named by its content, under any algorithm (kustomize's generator): never a second
+        # suffix; under this run's algorithm, the name is kept.
+        original = _content_family(res.name, encoded) or original
     new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
