@@ -8,6 +8,7 @@ everything between documents (comments, separators) as it was.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -79,7 +80,7 @@ class FilesOutcome:
 
 
 def run_files(sources: list[Source], function_config: dict[str, object] | None,
-              limits: Limits = Limits()) -> FilesOutcome:
+              limits: Limits = Limits(), labels: Mapping[str, str] | None = None) -> FilesOutcome:
     """Run the function over the documents of all files at once; each file's new text."""
     if sum(len(s.text) for s in sources) > limits.max_input_bytes:  # all files are one input
         problem = check_text(b"".join(s.text for s in sources), limits)
@@ -106,7 +107,7 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
         origins += body_origins(plain, stream)
     bodies = [b for _, _, s in streams for b in s.bodies]
     where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
-    new, results = run_documents(bodies, function_config, limits, where, origins)
+    new, results = run_documents(bodies, function_config, limits, where, origins, labels)
     if new is None:
         return FilesOutcome([], skipped, results)
     outputs = []

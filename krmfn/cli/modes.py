@@ -15,7 +15,15 @@ from krmfn.cli import installers as plugin
 from krmfn.cli.files import Source, concatenate, find, run_files
 from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
-from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
+from krmfn.cli.options import (
+    ENVIRONMENT,
+    Flags,
+    from_environment,
+    function_config,
+    labels,
+    parse_size,
+    read_field_specs,
+)
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
@@ -173,30 +181,44 @@ def _usage(message: str) -> int:
     return USAGE
 
 
-def _read(path: str, what: str) -> bytes:
+def _read(path: str, what: str, variable: str | None = None) -> bytes:
+    """A file an option names (``variable``: the KRMFN_* variable that named it, said in the error)."""
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read {what} {path} ({exc.strerror})") from None
+        named = f", named by {variable}" if variable else ""
+        raise ConfigError(f"cannot read {what} {path}{named} ({exc.strerror})") from None
 
 
-def _function_config(args: argparse.Namespace, config_path: str | None = None) -> dict[str, object] | None:
-    """The functionConfig for the flags (and a config file), or None when no option is given."""
+def _function_config(args: argparse.Namespace,
+                     config_path: str | None = None) -> tuple[dict[str, object] | None, dict[str, str]]:
+    """The functionConfig for the flags (and a config file), or None when no option is given; and
+    how messages name the fields the flags (or the environment) set."""
     name: str = "krmfn"
     fields: dict[str, object] = {}
     path = config_path or args.config
     if path:
-        ref, fields = read_config_file(_read(path, "config file"), path)
+        ref, fields = read_config_file(_read(path, "config file", _variable(args, "config")), path)
         name = ref.name or name
     specs = None
     if args.field_specs:
-        specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
+        specs = read_field_specs(_read(args.field_specs, "field specs file", _variable(args, "field_specs")),
+                                 args.field_specs)
     flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs,
                   args.kinds, args.honor, args.strategy, args.default_namespace)
-    fields.update(flags.fields())
+    given = flags.fields()
+    fields.update(given)
+    named = labels(given, getattr(args, "from_environment", set()))
     if not fields and not path:
+        return None, named
+    return function_config(name, fields, named), named
+
+
+def _variable(args: argparse.Namespace, option: str) -> str | None:
+    """The KRMFN_* variable an option came from (helm mode), or None for a flag."""
+    if option not in getattr(args, "from_environment", ()):
         return None
-    return function_config(name, fields)
+    return next(var for var, opt in ENVIRONMENT.items() if opt == option)
 
 
 def _limits(args: argparse.Namespace) -> Limits:
@@ -207,9 +229,9 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
     if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
         raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
-    fc = _function_config(args, config_path)
+    fc, named = _function_config(args, config_path)
     limits = _limits(args)
-    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits)
+    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits, named)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -219,13 +241,13 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
 
 
 def _files(args: argparse.Namespace) -> int:
-    fc = _function_config(args)
+    fc, named = _function_config(args)
     limits = _limits(args)
     read, not_regular = read_files(find(args.paths), limits.max_input_bytes)
     sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    outcome = run_files(sources, fc, limits)
+    outcome = run_files(sources, fc, limits, named)
     report(outcome.results, args.verbose)
     if args.verbose:
         for path in not_regular:
@@ -259,16 +281,20 @@ def _helm(argv: list[str]) -> int:
                      "(KRMFN_SELECT=all, KRMFN_RETENTION=helm, ...).")
     args = p.parse_args(argv)
     env = from_environment(os.environ)
+    args.from_environment = set()  # the options taken from KRMFN_* variables: messages name those
     try:
         if "max_input_size" in env and args.max_input_size is None:
-            args.max_input_size = parse_size(env["max_input_size"])
+            args.max_input_size = parse_size(env["max_input_size"], "KRMFN_MAX_INPUT_SIZE")
         for key in ("select", "selector", "algorithm", "strategy", "default_namespace", "field_specs", "config"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, env[key])
+                args.from_environment.add(key)
         for key in ("names", "retention", "kinds", "honor"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, comma_list(env[key]))
+                args.from_environment.add(key)
         if args.suffix_jobs is None and "suffix_jobs" in env:
+            args.from_environment.add("suffix_jobs")
             args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
             if args.suffix_jobs is None:
                 raise ConfigError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")

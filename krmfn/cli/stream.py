@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from krmfn.core.function import Outcome, run_resource_list
@@ -186,8 +187,8 @@ def body_origins(text: bytes, stream: Stream) -> list[Origin]:
 
 
 def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
-                  where: list[str] | None = None,
-                  origins: list[Origin] | None = None) -> tuple[list[bytes] | None, list[Result]]:
+                  where: list[str] | None = None, origins: list[Origin] | None = None,
+                  labels: Mapping[str, str] | None = None) -> tuple[list[bytes] | None, list[Result]]:
     """Run the function over documents: their new text (None after an error), and the results.
 
     ``where`` names each document in messages (default: ``document N``); ``origins``: where each
@@ -198,7 +199,7 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
     if any(nulls):  # Helm's toYaml of an unset value: not an object, passed through untouched
         kept = [i for i, null in enumerate(nulls) if not null]
         new, results = run_documents([bodies[i] for i in kept], function_config, limits, [names[i] for i in kept],
-                                     None if origins is None else [origins[i] for i in kept])
+                                     None if origins is None else [origins[i] for i in kept], labels)
         if new is None:
             return None, results
         out = list(bodies)
@@ -209,7 +210,7 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
     outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
                                                                                       len(wrapped))), names,
-                                         origins)
+                                         origins, labels)
     results = outcome.results
     if outcome.failed:
         return None, results
@@ -239,7 +240,8 @@ def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes
             for item, body in zip(items, bodies)] + [unwrap_item(i, 0) for i in items[len(bodies):]]
 
 
-def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits()) -> StreamOutcome:
+def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits(),
+               labels: Mapping[str, str] | None = None) -> StreamOutcome:
     """A multi-document stream in, the same stream with the function applied out."""
     problem = check_text(data, limits)
     if problem is not None:
@@ -250,7 +252,8 @@ def run_stream(data: bytes, function_config: dict[str, object] | None, limits: L
     problem = check_directives(plain, stream)
     if problem is not None:
         return StreamOutcome(b"", [problem])
-    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream))
+    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream),
+                                    labels=labels)
     if bodies is None:
         return StreamOutcome(b"", results)
     return StreamOutcome(form.restore(stream.join(bodies)), results)

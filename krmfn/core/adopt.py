@@ -15,7 +15,7 @@ from krmfn.core.kinds import plural, reference_kind, renamed_kind
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
-from krmfn.core.scan import Hashed, Reference, Scanned, hash_object, original_name
+from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -81,7 +81,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                     continue
                 target_kind = renamed_kind(target.api_version, target.kind)
                 assert target_kind is not None  # the index holds objects of renamed kinds only
-                h = hash_object(target, target_kind, original_name(target), config, retention, results)
+                h = hash_object(target, target_kind, family_of(target, target_kind), config, retention, results)
                 target.drop()
                 if h is None:
                     continue

@@ -15,6 +15,7 @@ from krmfn.core.config import Config, Strategy
 from krmfn.core.kinds import plural, reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
+from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -152,18 +153,18 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(kept(h, named_from))
         elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
-            results.append(Result(now + f"; referenced by {rolls}",
+            results.append(Result(f"{_became(h)}; referenced by {rolls}",
                                   "info", renamed))
         elif named_from:
-            results.append(Result(f"{now}, but only objects in other "
+            results.append(Result(f"{_became(h)}, but only objects in other "
                                   f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
                                   "see the warning on each", "warning", renamed))
         elif h.res.index in warned:
-            results.append(Result(f"{now}; named only where krmfn does not "
+            results.append(Result(f"{_became(h)}; named only where krmfn does not "
                                   "rewrite (see the warning for each place)", "info", renamed))
         else:
-            results.append(Result(f"{now}, but nothing in the input "
-                                  "references it: a workload that names it elsewhere will not follow"
+            results.append(Result(f"{_became(h)}, but nothing in the input references it: a workload that "
+                                  f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
     if scanned.reads or scanned.immutable:
@@ -171,6 +172,20 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
         results += roll_paths(scanned, index) + immutables(scanned, index)
     return Plan(index.hashed_of, rewrites, _named_as_written(results, scanned.hashed), renames, templates)
+
+
+def _became(h: Hashed) -> str:
+    """What the suffix strategy did to an object's name. One that records no family but is named by
+    its content already (kustomize's generator made it) keeps its name, and the message says so.
+    One that records its family says what the family is named now, as the run that renamed it
+    did: a re-run of the output (kpt renders twice in place) says the same."""
+    if _keeps_name(h):
+        return f"{h.res.kind} {h.new_name} keeps its name (it ends in its content's suffix already)"
+    return f"{h.res.kind} {h.original} is now {h.new_name}"
+
+
+def _keeps_name(h: Hashed) -> bool:
+    return h.new_name == h.res.name and ORIGINAL_NAME not in h.res.annotations
 
 
 def _named_as_written(results: list[Result], hashed: list[Hashed]) -> list[Result]:

@@ -46,6 +46,8 @@ NOT_REFERRERS = frozenset({*BY_KIND, "CustomResourceDefinition"})
 # The renamed kinds whose references are looked for where the table does not look, and the bytes
 # each of their shapes holds (core.unplaced.SHAPES, not imported here for start-up time).
 UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
+# A name ending in what some algorithm's suffix looks like: only those are hashed to find their family.
+_ANY_SUFFIX = re.compile("-(?:" + "|".join(hashing.suffix_pattern(a) for a in hashing.ALGORITHMS) + ")$")
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -271,6 +273,29 @@ def stale_original(res: Resource) -> Result | None:
                   f"metadata.annotations[{ORIGINAL_NAME}]")
 
 
+def family_of(res: Resource, kind: RenamedKind) -> str:
+    """The family name, also of an object that records none but whose name ends in a suffix of its
+    own content under any algorithm (kustomize's generator named it, or krmfn did): the name without
+    that suffix, so that no algorithm suffixes it twice and a data edit stays in its family. A
+    value that cannot be hashed leaves the name as it is (only an opted-in object's values matter)."""
+    original = original_name(res)
+    if original != res.name or ORIGINAL_NAME in res.annotations or not _ANY_SUFFIX.search(res.name):
+        return original
+    try:
+        return _content_family(res.name, kind.hash_input(_content(res, kind))) or original
+    except InputError:
+        return original
+
+
+def _content_family(name: str, encoded: str) -> str | None:
+    """``name`` without its last suffix, when that suffix is one an algorithm makes of ``encoded``."""
+    for algorithm in hashing.ALGORITHMS:
+        digest = hashing.digest(algorithm, encoded)
+        if name.endswith(f"-{digest}") and len(name) > len(digest) + 1:
+            return name[:-len(digest) - 1]
+    return None
+
+
 def _check_unique_keys(res: Resource) -> None:
     """A key written twice where krmfn reads or writes a ConfigMap: which one counts would depend
     on the reader (the API server refuses it), and a re-run could read the other one."""
@@ -294,7 +319,7 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     _check_unique_keys(res)
     if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
         out.immutable.add(res.index)
-    original = original_name(res)
+    original = family_of(res, kind)
     made = made_names(res, kind, original)
     if made is not None:
         out.made[res.index] = made[1:]
@@ -303,7 +328,7 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         out.results.append(stale)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
-        if original != res.name:
+        if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
     if not choice:
@@ -336,7 +361,7 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         return None
     made = made_names(res, kind, original)
     if strategy_of(res, config) is Strategy.ANNOTATION:
-        return _made(_stable(res, original, kind.hash_input(_content(res, kind)), results), kind, made)
+        return _made(_stable(res, original_name(res), kind.hash_input(_content(res, kind)), results), kind, made)
     if kind.check is not None:
         kind.check(res)
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
@@ -352,7 +377,9 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
     encoded = kind.hash_input(_content(res, kind))
     digest = hashing.digest(config.algorithm, encoded)
     if original == res.name and ORIGINAL_NAME not in res.annotations:
-        original = _without_content_suffix(res.name, encoded, config.algorithm)
+        # Already named by its content, under any algorithm (kustomize's generator): never a second
+        # suffix; under this run's algorithm, the name is kept.
+        original = _content_family(res.name, encoded) or original
     new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
@@ -378,16 +405,6 @@ def _made(h: Hashed, kind: RenamedKind, made: tuple[int, str, str] | None) -> Ha
         if name != family and h.edits:  # the restore: its own name goes back, and this one with it
             h.edits.append(replace_scalar(h.res.tree, node, family))
     return h
-
-
-def _without_content_suffix(name: str, encoded: str, algorithm: str) -> str:
-    """The name without the suffix its content already gives it (kustomize's generator, or an
-    earlier run): under any algorithm, a name is suffixed once, and its family is the stem."""
-    for algo in dict.fromkeys((algorithm, "kustomize")):
-        ending = f"-{hashing.digest(algo, encoded)}"
-        if name.endswith(ending) and len(name) > len(ending):
-            return name[:-len(ending)]
-    return name
 
 
 def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:
