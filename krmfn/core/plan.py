@@ -145,7 +145,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
-        now = f"{h.res.kind} {h.original} is now {h.new_name}"
+        now = _became(h)
         if h.ref_name != h.new_name:  # its controller makes an object of another name (an ExternalSecret's target)
             now += f", and the {reference_kind(h.res.api_version, h.res.kind)} it makes {h.ref_name}"
         named_from = trapped.get(h.res.index)
@@ -153,17 +153,17 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(kept(h, named_from))
         elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
-            results.append(Result(f"{_became(h)}; referenced by {rolls}",
+            results.append(Result(f"{now}; referenced by {rolls}",
                                   "info", renamed))
         elif named_from:
-            results.append(Result(f"{_became(h)}, but only objects in other "
+            results.append(Result(f"{now}, but only objects in other "
                                   f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
                                   "see the warning on each", "warning", renamed))
         elif h.res.index in warned:
-            results.append(Result(f"{_became(h)}; named only where krmfn does not "
+            results.append(Result(f"{now}; named only where krmfn does not "
                                   "rewrite (see the warning for each place)", "info", renamed))
         else:
-            results.append(Result(f"{_became(h)}, but nothing in the input references it: a workload that "
+            results.append(Result(f"{now}, but nothing in the input references it: a workload that "
                                   f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
