@@ -26,6 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         from krmfn.cli.gc import main as gc_main
 
         return gc_main(argv[1:])
+    if argv[:1] == ["plan"]:
+        # Imported here, for start-up time: plan compares two renders, never part of one.
+        from krmfn.cli.plan import main as plan_main
+
+        return plan_main(argv[1:])
     # Imported here, for start-up time: the bare function mode builds no argument parser.
     from krmfn.cli.modes import main as modes_main
 

@@ -8,18 +8,28 @@ everything between documents (comments, separators) as it was.
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from krmfn.cli.stream import Stream, TextForm, body_origins, check_directives, check_text, run_documents, split
+from krmfn.cli.stream import (
+    MARKER,
+    Stream,
+    TextForm,
+    body_origins,
+    check_directives,
+    check_text,
+    run_documents,
+    split,
+    starts_document,
+)
+from krmfn.cli.triage import skip_reason
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files a directory walk leaves out: they configure a tool, they are not resources.
 NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml"})
-_TOP_KEY = re.compile(rb"^(apiVersion|kind)[ \t]*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -58,15 +68,10 @@ def find(paths: list[str]) -> list[tuple[str, bool]]:
     return unique
 
 
-def looks_like_resources(stream: Stream) -> bool:
-    """Whether every document has top-level apiVersion and kind keys (a walk skips other YAML)."""
-    return all(len({m.group(1) for m in _TOP_KEY.finditer(body)}) == 2 for body in stream.bodies)
-
-
 @dataclass
 class FilesOutcome:
     outputs: list[tuple[str, bytes]]  # every file read, with its new text
-    skipped: list[str]  # files a walk found that hold no Kubernetes objects
+    skipped: list[tuple[str, str]]  # files a walk found that are not manifests, and what each is
     results: list[Result]
 
     @property
@@ -75,16 +80,20 @@ class FilesOutcome:
 
 
 def run_files(sources: list[Source], function_config: dict[str, object] | None,
-              limits: Limits = Limits()) -> FilesOutcome:
+              limits: Limits = Limits(), labels: Mapping[str, str] | None = None) -> FilesOutcome:
     """Run the function over the documents of all files at once; each file's new text."""
     if sum(len(s.text) for s in sources) > limits.max_input_bytes:  # all files are one input
         problem = check_text(b"".join(s.text for s in sources), limits)
         if problem is not None:
             return FilesOutcome([], [], [problem])
     streams: list[tuple[Source, TextForm, Stream]] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     origins = []
     for source in sources:
+        reason = None if source.explicit else skip_reason(source.text, limits.max_input_bytes)
+        if reason is not None:
+            skipped.append((source.path, reason))
+            continue
         problem = check_text(source.text, limits)
         if problem is not None:
             return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
@@ -94,14 +103,11 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
         problem = check_directives(plain, stream)
         if problem is not None:
             return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
-        if not source.explicit and not looks_like_resources(stream):
-            skipped.append(source.path)
-            continue
         streams.append((source, form, stream))
         origins += body_origins(plain, stream)
     bodies = [b for _, _, s in streams for b in s.bodies]
     where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
-    new, results = run_documents(bodies, function_config, limits, where, origins)
+    new, results = run_documents(bodies, function_config, limits, where, origins, labels)
     if new is None:
         return FilesOutcome([], skipped, results)
     outputs = []
@@ -114,13 +120,41 @@ def run_files(sources: list[Source], function_config: dict[str, object] | None,
 
 
 def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:
-    """Several files as one stream: a ``---`` between files where one is not there already."""
+    """Several files as one stream that reads as YAML whatever each file starts or ends with.
+
+    A file's first document needs a ``---`` when another comes before it; a file that opens with
+    a directive (``%YAML 1.2``) needs the document before it closed with ``...`` instead, since
+    a directive after an open document is an error (kubectl's reader refuses it). A ``---`` that
+    ends the file before opens an empty document, which go-yaml reads only written out: ``null``.
+    """
     out = b""
     for _, text in outputs:
         if out:
             if not out.endswith(b"\n"):
                 out += b"\n"
-            if not text.startswith(b"---"):
+            first = _first_line(text)
+            if first.startswith(b"%"):
+                last = _last_line(out)
+                if last.startswith(b"---") and MARKER.fullmatch(last):
+                    out += b"null\n"  # the empty document "---" opens, written out: go-yaml wants a node
+                if last != b"...":
+                    out += b"...\n"
+            elif not (first.startswith(b"---") and starts_document(first + b"\n")):
                 out += b"---\n"
         out += text
     return out
+
+
+def _first_line(text: bytes) -> bytes:
+    """The first line that is not blank or a comment (a marker, a directive or content)."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return line
+    return b""
+
+
+def _last_line(text: bytes) -> bytes:
+    for line in reversed(text.splitlines()):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return line.rstrip()
+    return b""

@@ -23,7 +23,7 @@ def resource_list_mode(limits: Limits, debug: bool) -> int:
 
             say(TERMINAL)
             return USAGE
-        data = stdin.read()
+        data = stdin.read(limits.max_input_bytes + 1)  # enough to refuse, never more in memory
         outcome = run_resource_list(data, limits)
         if outcome.failed and not outcome.pieces:  # not read as a ResourceList at all
             from krmfn.cli.hints import not_a_resource_list  # imported here, for start-up time

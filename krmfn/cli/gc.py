@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     scope.add_argument("-n", "--namespace", help="only this namespace (default: kubectl's current one)")
     scope.add_argument("-A", "--all-namespaces", action="store_true", help="every namespace")
     p.add_argument("--kinds", type=comma_list, action="extend", metavar="KIND[,KIND...]",
-                   help=f"the kinds gc reads and deletes: {', '.join(k.kind for k in RENAMED)} (default: both); "
+                   help=f"the kinds gc reads and deletes: {', '.join(k.kind for k in RENAMED)} (default: all); "
                         "--kinds ConfigMap needs no rights on Secrets")
     src.add_argument("--skip-kind", type=comma_list, action="extend", default=[], metavar="KIND[,KIND...]",
                      help="do not read this referrer kind (as gc names it in its error: replicaset, "

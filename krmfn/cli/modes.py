@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,11 +15,22 @@ from krmfn.cli import installers as plugin
 from krmfn.cli.files import Source, concatenate, find, run_files
 from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
-from krmfn.cli.options import Flags, from_environment, function_config, parse_size, read_field_specs
+from krmfn.cli.options import (
+    ENVIRONMENT,
+    Flags,
+    from_environment,
+    function_config,
+    labels,
+    parse_size,
+    read_field_specs,
+)
 from krmfn.cli.parser import Parser, comma_list
+from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
+from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
+from krmfn.core.kinds import RENAMED
 from krmfn.core.retention import RETENTION
 from krmfn.document.limits import Limits
 from krmfn.results import ConfigError
@@ -36,7 +46,7 @@ modes:
   krmfn [OPTIONS] FILE|DIR ...   plain manifests: every document of every file in one run, written
                                  to stdout as one stream, or back to the files with --in-place. A
                                  DIR is walked for *.yaml and *.yml (hidden entries, kustomization
-                                 files and YAML that is not Kubernetes objects are left out).
+                                 files and files with no Kubernetes object are left out).
   krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout.
   krmfn helm [OPTIONS]           Helm post-renderer: a stream, options also from KRMFN_* variables
                                  (Helm 3: --post-renderer krmfn --post-renderer-args helm, or the
@@ -50,6 +60,8 @@ modes:
   krmfn install-helm-plugin DIR  write a Helm 4 post-renderer plugin (plugin.yaml and the script
                                  krmfn-post-renderer, which Helm 3 can run directly).
   krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
+  krmfn plan OLD NEW             what a config change does: keys changed, workloads that roll and how
+                                 (krmfn plan --help).
 
 environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
   KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_STRATEGY,
@@ -77,7 +89,8 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--selector", "-l", metavar="SELECTOR",
                    help="also hash ConfigMaps whose labels match (kubectl -l syntax: 'tier in (web,api),!legacy')")
     g.add_argument("--kinds", type=comma_list, action="extend", metavar="KIND[,KIND...]",
-                   help="the kinds --select, --names and --selector reach: ConfigMap (default), Secret; repeatable")
+                   help="the kinds --select, --names and --selector reach: ConfigMap (default), "
+                        f"{', '.join(k.kind for k in RENAMED[1:])}; repeatable")
     g.add_argument("--honor", type=comma_list, action="extend", metavar="TOOL[,TOOL...]",
                    help="also opt in what these tools' workload annotations name: reloader (Stakater Reloader), "
                         "autoreload (the Kyverno autoreload policy); repeatable")
@@ -168,30 +181,44 @@ def _usage(message: str) -> int:
     return USAGE
 
 
-def _read(path: str, what: str) -> bytes:
+def _read(path: str, what: str, variable: str | None = None) -> bytes:
+    """A file an option names (``variable``: the KRMFN_* variable that named it, said in the error)."""
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read {what} {path} ({exc.strerror})") from None
+        named = f", named by {variable}" if variable else ""
+        raise ConfigError(f"cannot read {what} {path}{named} ({exc.strerror})") from None
 
 
-def _function_config(args: argparse.Namespace, config_path: str | None = None) -> dict[str, object] | None:
-    """The functionConfig for the flags (and a config file), or None when no option is given."""
+def _function_config(args: argparse.Namespace,
+                     config_path: str | None = None) -> tuple[dict[str, object] | None, dict[str, str]]:
+    """The functionConfig for the flags (and a config file), or None when no option is given; and
+    how messages name the fields the flags (or the environment) set."""
     name: str = "krmfn"
     fields: dict[str, object] = {}
     path = config_path or args.config
     if path:
-        ref, fields = read_config_file(_read(path, "config file"), path)
+        ref, fields = read_config_file(_read(path, "config file", _variable(args, "config")), path)
         name = ref.name or name
     specs = None
     if args.field_specs:
-        specs = read_field_specs(_read(args.field_specs, "field specs file"), args.field_specs)
+        specs = read_field_specs(_read(args.field_specs, "field specs file", _variable(args, "field_specs")),
+                                 args.field_specs)
     flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs,
                   args.kinds, args.honor, args.strategy, args.default_namespace)
-    fields.update(flags.fields())
+    given = flags.fields()
+    fields.update(given)
+    named = labels(given, getattr(args, "from_environment", set()))
     if not fields and not path:
+        return None, named
+    return function_config(name, fields, named), named
+
+
+def _variable(args: argparse.Namespace, option: str) -> str | None:
+    """The KRMFN_* variable an option came from (helm mode), or None for a flag."""
+    if option not in getattr(args, "from_environment", ()):
         return None
-    return function_config(name, fields)
+    return next(var for var, opt in ENVIRONMENT.items() if opt == option)
 
 
 def _limits(args: argparse.Namespace) -> Limits:
@@ -202,9 +229,9 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
     if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
         raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
-    fc = _function_config(args, config_path)
-    data = sys.stdin.buffer.read()
-    outcome = run_stream(data, fc, _limits(args))
+    fc, named = _function_config(args, config_path)
+    limits = _limits(args)
+    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits, named)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -214,15 +241,19 @@ def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
 
 
 def _files(args: argparse.Namespace) -> int:
-    fc = _function_config(args)
-    sources = [Source(path, Path(path).read_bytes(), explicit) for path, explicit in find(args.paths)]
+    fc, named = _function_config(args)
+    limits = _limits(args)
+    read, not_regular = read_files(find(args.paths), limits.max_input_bytes)
+    sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
-    outcome = run_files(sources, fc, _limits(args))
+    outcome = run_files(sources, fc, limits, named)
     report(outcome.results, args.verbose)
     if args.verbose:
-        for path in outcome.skipped:
-            say(f"skipped {path}: not Kubernetes objects")
+        for path in not_regular:
+            say(f"skipped {path}: not a regular file")
+        for path, reason in outcome.skipped:
+            say(f"skipped {path}: {reason}")
     if outcome.failed:
         return FAILED
     if not args.in_place:
@@ -230,26 +261,17 @@ def _files(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return OK
     before = {s.path: s.text for s in sources}
-    for path, text in outcome.outputs:
-        if text != before[path]:
-            _replace(Path(path), text)
-            if args.verbose:
-                say(f"wrote {path}")
-    return OK
-
-
-def _replace(path: Path, text: bytes) -> None:
-    """Write a file atomically, keeping its permissions: a failed run never leaves half a file."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".krmfn")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        done = write_back([(path, before[path], text) for path, text in outcome.outputs if text != before[path]])
+    except Interrupted as exc:
+        say("interrupted: no file was changed")
+        return 128 + exc.signum
+    for path in done.leftovers:
+        say(f"removed {path}, a temp file an interrupted krmfn run left")
+    if args.verbose:
+        for path in done.written:
+            say(f"wrote {path}")
+    return OK
 
 
 def _helm(argv: list[str]) -> int:
@@ -259,16 +281,20 @@ def _helm(argv: list[str]) -> int:
                      "(KRMFN_SELECT=all, KRMFN_RETENTION=helm, ...).")
     args = p.parse_args(argv)
     env = from_environment(os.environ)
+    args.from_environment = set()  # the options taken from KRMFN_* variables: messages name those
     try:
         if "max_input_size" in env and args.max_input_size is None:
-            args.max_input_size = parse_size(env["max_input_size"])
+            args.max_input_size = parse_size(env["max_input_size"], "KRMFN_MAX_INPUT_SIZE")
         for key in ("select", "selector", "algorithm", "strategy", "default_namespace", "field_specs", "config"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, env[key])
+                args.from_environment.add(key)
         for key in ("names", "retention", "kinds", "honor"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, comma_list(env[key]))
+                args.from_environment.add(key)
         if args.suffix_jobs is None and "suffix_jobs" in env:
+            args.from_environment.add("suffix_jobs")
             args.suffix_jobs = {"true": True, "false": False}.get(env["suffix_jobs"].strip().lower())
             if args.suffix_jobs is None:
                 raise ConfigError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")

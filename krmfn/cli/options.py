@@ -36,12 +36,27 @@ ENVIRONMENT = {
     "KRMFN_MAX_INPUT_SIZE": "max_input_size",
 }
 
+# The flag that sets each function config field: a message about a value names it as it was given.
+FLAG_OF = {"select": "--select", "names": "--names", "selector": "--selector", "kinds": "--kinds",
+           "honor": "--honor", "algorithm": "--algorithm", "retention": "--retention",
+           "suffixJobs": "--suffix-jobs", "fieldSpecs": "--field-specs", "strategy": "--strategy",
+           "defaultNamespace": "--default-namespace"}
+# An option's attribute (as in ENVIRONMENT) -> the function config field it sets.
+FIELD_OF = {"suffix_jobs": "suffixJobs", "field_specs": "fieldSpecs", "default_namespace": "defaultNamespace"}
 
-def parse_size(text: str) -> int:
+
+def labels(flags: dict[str, object], from_environment: set[str]) -> dict[str, str]:
+    """How messages name each field the flags set (by field key): the flag, or the environment
+    variable it came from (``from_environment``: option attributes, as in ENVIRONMENT)."""
+    variable = {FIELD_OF.get(opt, opt): var for var, opt in ENVIRONMENT.items() if opt in from_environment}
+    return {key: variable.get(key, FLAG_OF.get(key, key)) for key in flags}
+
+
+def parse_size(text: str, given_as: str = "--max-input-size") -> int:
     """Bytes from ``1048576``, ``64K``, ``256M``, ``1G`` (powers of 1024; ``MiB``/``MB`` also read)."""
     m = _SIZE.fullmatch(text)
     if not m or int(m.group(1)) == 0:
-        raise ConfigError(f"--max-input-size {text!r} is not a size; use bytes, or a number with K, M or G (e.g. 512M)")
+        raise ConfigError(f"{given_as} {text!r} is not a size; use bytes, or a number with K, M or G (e.g. 512M)")
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
@@ -96,9 +111,10 @@ def read_field_specs(text: bytes, what: str) -> object:
     return data
 
 
-def function_config(name: str, fields: dict[str, object]) -> dict[str, object]:
-    """The typed ``functionConfig`` for these fields, after checking them as the function will."""
-    parse_fields(fields, None)
+def function_config(name: str, fields: dict[str, object], named: dict[str, str] | None = None) -> dict[str, object]:
+    """The typed ``functionConfig`` for these fields, after checking them as the function will
+    (``named``: how a message names a field the user gave as a flag or variable, :func:`labels`)."""
+    parse_fields(fields, None, labels=named)
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": name}, **fields}
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from krmfn.core.function import Outcome, run_resource_list
@@ -25,8 +26,9 @@ from krmfn.document.tree import Doc
 from krmfn.results import KrmfnError, Result, has_errors
 
 # A document separator or end marker, with nothing but an optional comment after it.
-_MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
+MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
 # A separator followed by content on the same line (``--- !tag``, ``--- {a: 1}``).
+_NULL_DOCUMENT_MAX = 256  # bytes: a null document with its comments
 _INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
 # Every line break libyaml (YAML 1.1) reads, as go-yaml writes them: after a raw U+2028 inside a
 # block scalar, go-yaml indents the rest of the value, so the indent after it counts as a line's.
@@ -44,7 +46,7 @@ def _is_gap_line(line: bytes) -> bool:
     """A line that is never part of a document's content: blank, a comment, a marker, a directive."""
     bare = line.rstrip(b"\r\n")
     stripped = bare.lstrip(b" \t")
-    return (not stripped or stripped.startswith(b"#") or bool(_MARKER.fullmatch(bare))
+    return (not stripped or stripped.startswith(b"#") or bool(MARKER.fullmatch(bare))
             or bare.startswith(b"%"))
 
 
@@ -94,7 +96,7 @@ def split(data: bytes) -> Stream:
             continue
         # A body: up to the next column-0 separator (or end marker).
         j = i + 1
-        while j < len(lines) and not _starts_document(lines[j]):
+        while j < len(lines) and not starts_document(lines[j]):
             j += 1
         body = lines[i:j]
         end = len(body)
@@ -115,8 +117,8 @@ def split(data: bytes) -> Stream:
     return Stream(gaps, bodies)
 
 
-def _starts_document(line: bytes) -> bool:
-    return line.startswith((b"---", b"...")) and (bool(_MARKER.fullmatch(line.rstrip(b"\r\n")))
+def starts_document(line: bytes) -> bool:
+    return line.startswith((b"---", b"...")) and (bool(MARKER.fullmatch(line.rstrip(b"\r\n")))
                                                    or bool(_INLINE_START.match(line)))
 
 
@@ -185,19 +187,30 @@ def body_origins(text: bytes, stream: Stream) -> list[Origin]:
 
 
 def run_documents(bodies: list[bytes], function_config: dict[str, object] | None, limits: Limits,
-                  where: list[str] | None = None,
-                  origins: list[Origin] | None = None) -> tuple[list[bytes] | None, list[Result]]:
+                  where: list[str] | None = None, origins: list[Origin] | None = None,
+                  labels: Mapping[str, str] | None = None) -> tuple[list[bytes] | None, list[Result]]:
     """Run the function over documents: their new text (None after an error), and the results.
 
     ``where`` names each document in messages (default: ``document N``); ``origins``: where each
     starts in the user's text (:func:`body_origins`), for a message's line and column.
     """
+    names = where or [f"document {i + 1}" for i in range(len(bodies))]
+    nulls = [is_null_document(b) for b in bodies]
+    if any(nulls):  # Helm's toYaml of an unset value: not an object, passed through untouched
+        kept = [i for i, null in enumerate(nulls) if not null]
+        new, results = run_documents([bodies[i] for i in kept], function_config, limits, [names[i] for i in kept],
+                                     None if origins is None else [origins[i] for i in kept], labels)
+        if new is None:
+            return None, results
+        out = list(bodies)
+        for i, body in zip(kept, new):
+            out[i] = body
+        return out + new[len(kept):], results
     wrapped = resource_list([wrap_item(b) for b in bodies], function_config)
     # The limit applies to the input as the user gave it; the wrapper's own bytes do not count.
-    names = where or [f"document {i + 1}" for i in range(len(bodies))]
     outcome: Outcome = run_resource_list(wrapped, replace(limits, max_input_bytes=max(limits.max_input_bytes,
                                                                                       len(wrapped))), names,
-                                         origins)
+                                         origins, labels)
     results = outcome.results
     if outcome.failed:
         return None, results
@@ -208,6 +221,18 @@ def run_documents(bodies: list[bytes], function_config: dict[str, object] | None
     return new, results
 
 
+def is_null_document(body: bytes) -> bool:
+    """A document that reads as null (``null``, ``~``, ``!!null``): short, so parsing it twice is cheap."""
+    if len(body) > _NULL_DOCUMENT_MAX:
+        return False
+    try:
+        doc = Doc.parse(body)
+    except KrmfnError:
+        return False
+    docs = doc.all_documents()
+    return len(docs) == 1 and doc.is_null(docs[0])
+
+
 def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes]:
     """Each output item as a document; a document the function left alone comes back as it was."""
     items = cut(output).items
@@ -215,7 +240,8 @@ def _documents(output: bytes, bodies: list[bytes], wrapped: bytes) -> list[bytes
             for item, body in zip(items, bodies)] + [unwrap_item(i, 0) for i in items[len(bodies):]]
 
 
-def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits()) -> StreamOutcome:
+def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits(),
+               labels: Mapping[str, str] | None = None) -> StreamOutcome:
     """A multi-document stream in, the same stream with the function applied out."""
     problem = check_text(data, limits)
     if problem is not None:
@@ -226,7 +252,8 @@ def run_stream(data: bytes, function_config: dict[str, object] | None, limits: L
     problem = check_directives(plain, stream)
     if problem is not None:
         return StreamOutcome(b"", [problem])
-    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream))
+    bodies, results = run_documents(stream.bodies, function_config, limits, origins=body_origins(plain, stream),
+                                    labels=labels)
     if bodies is None:
         return StreamOutcome(b"", results)
     return StreamOutcome(form.restore(stream.join(bodies)), results)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from krmfn.core.config import Config, Strategy
-from krmfn.core.kinds import BY_KIND
+from krmfn.core.kinds import plural, reference_kind, renamed_kind
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
-from krmfn.core.scan import Hashed, Reference, Scanned, hash_object, original_name
+from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -62,7 +62,7 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                 if len(found) > 1:
                     both = " and ".join(str(r.ref) for r, _ in found)
                     raise ReferenceProblem(f"{mark.annotation} names {kind} {name!r}, which could mean {both}; "
-                                           f"give the {kind}s distinct names or namespaces", workload.ref,
+                                           f"give the {plural(kind)} distinct names or namespaces", workload.ref,
                                            f"metadata.annotations[{mark.annotation}]")
                 target, hashed = found[0]
                 unreferenced = mark.name is not None and not _references(index, workload, refs, target)
@@ -79,7 +79,9 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                         results.append(Result(f"not hashed, although {describe(workload.ref, mark)} opts it in: "
                                               f"{why}", "info", target.ref))
                     continue
-                h = hash_object(target, BY_KIND[kind], original_name(target), config, retention, results)
+                target_kind = renamed_kind(target.api_version, target.kind)
+                assert target_kind is not None  # the index holds objects of renamed kinds only
+                h = hash_object(target, target_kind, family_of(target, target_kind), config, retention, results)
                 target.drop()
                 if h is None:
                     continue
@@ -103,7 +105,8 @@ def _renames(hashed: Hashed | None, target: Resource, config: Config) -> bool:
 
 def _references(index: Index, workload: Resource, refs: list[Reference], target: Resource) -> bool:
     """Whether one of the workload's references means ``target`` (by its name or its family's)."""
-    return any(r.kind == target.kind and any(c.index == target.index for c, _ in
+    kind = reference_kind(target.api_version, target.kind)
+    return any(r.kind == kind and any(c.index == target.index for c, _ in
                                              index.candidates(r.kind, r.name, workload, r.namespace)) for r in refs)
 
 
@@ -112,7 +115,7 @@ def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) ->
     if target.index in scanned.declined:
         return f'its own {OPT_IN}: "false" wins'
     if target.kind not in config.kinds:
-        return (f"the function config's kinds ({', '.join(sorted(config.kinds))}) leave {target.kind}s out; add "
+        return (f"the function config's kinds ({', '.join(sorted(config.kinds))}) leave {plural(target.kind)} out; add "
                 f"{target.kind} to kinds to hash it")
     return skips(mark, target)
 

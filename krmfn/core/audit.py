@@ -21,6 +21,7 @@ def roll_paths(scanned: Scanned, index: Index) -> list[Result]:
     for item, reads in scanned.reads.items():
         res = scanned.resources[item]
         refs = scanned.references[item]
+        names: dict[int, str] = {}  # by object: the name the workload reads it by
         ways: dict[int, tuple[str, list[str], str]] = {}  # by object: kind, how it is read, the first field
         for place, read in reads:
             ref = refs[place]
@@ -33,10 +34,11 @@ def roll_paths(scanned: Scanned, index: Index) -> list[Result]:
                 continue
             first = read.mount or res.tree.path_of(ref.node, res.node)
             how = ways.setdefault(target.index, (ref.kind, [], first))[1]
+            names.setdefault(target.index, scanned.named_as(target)[1])
             way = "a subPath mount" if read.via == "subPath" else read.via
             if way not in how:
                 how.append(way)
-        results += [warning(res.ref, kind, scanned.resources[i].name, how, path)
+        results += [warning(res.ref, kind, names[i], how, path, scanned.resources[i].kind)
                     for i, (kind, how, path) in ways.items()]
         if ways:
             res.drop()

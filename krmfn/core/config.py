@@ -8,7 +8,7 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     select: annotated            # or: all
     names: [app-config]          # also hash these ConfigMaps
     selector: {matchLabels: {hash: "yes"}}
-    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap)
+    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap; core.kinds)
     honor: [reloader, autoreload]  # the opt-in marks of Reloader and the Kyverno policy
     algorithm: kustomize         # or: sha256
     retention: [flux, argocd]
@@ -24,7 +24,7 @@ Every field is optional. An unknown field or value is an error that names it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -76,6 +76,13 @@ class Config:
     # What an empty namespace means, for referrers and objects alike: kustomize's "default", or
     # the namespace ``kubectl apply -n NS`` will put them in.
     default_namespace: str = "default"
+    # How the user gave a field, when not as a function config field: a flag (``--names``) or an
+    # environment variable (``KRMFN_NAMES``), by field key, so that a message names it that way.
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def label(self, key: str) -> str:
+        """How a message names the field ``key``: as the user gave it."""
+        return next((label for k, label in self.labels if k == key), f"function config field {key!r}")
 
 
 def _as_list(value: object, at: Where) -> list[str]:
@@ -153,11 +160,14 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
 FIELDS = tuple(_READERS)
 
 
-def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str = "function config field") -> Config:
+def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str = "function config field",
+                 labels: Mapping[str, str] | None = None) -> Config:
     """Build a Config from plain data (typed fields, or ConfigMap ``data`` strings).
 
-    ``source`` names a field in messages: the function config's, or a flag's file.
+    ``source`` names a field in messages: the function config's, or a flag's file; ``labels``
+    names the fields the user gave otherwise (``--retention``, ``KRMFN_SELECT``), by key.
     """
+    labels = labels or {}
     kwargs: dict[str, object] = {}
     for key, value in raw.items():
         reader = _READERS.get(key)
@@ -165,8 +175,8 @@ def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str 
             raise ConfigError(f"unknown field {key!r} in the function config; known fields: {', '.join(FIELDS)}",
                               where, key)
         attribute, read = reader
-        kwargs[attribute] = read(value, Where(f"{source} {key!r}", where, key))
-    return Config(**kwargs)  # type: ignore[arg-type]
+        kwargs[attribute] = read(value, Where(labels.get(key) or f"{source} {key!r}", where, key))
+    return Config(**kwargs, labels=tuple(labels.items()))  # type: ignore[arg-type]
 
 
 # Fields a kustomize exec plugin's config may carry for kustomize itself (extra arguments).
@@ -199,14 +209,15 @@ def config_fields(data: object, what: str = "functionConfig") -> tuple[ResourceR
                       f"(apiVersion {API_VERSION}) or a plain v1 ConfigMap", ref)
 
 
-def read_config(doc: Doc, node: int | None) -> Config:
-    """Read ``functionConfig``: absent, a ``ContentHash`` object, or a plain ConfigMap."""
+def read_config(doc: Doc, node: int | None, labels: Mapping[str, str] | None = None) -> Config:
+    """Read ``functionConfig``: absent, a ``ContentHash`` object, or a plain ConfigMap. ``labels``:
+    the fields a shell mode took from flags or the environment, named so in messages."""
     if node is None:
         return Config()
     if not doc.is_map(node):
         raise ConfigError(f"functionConfig is {doc.describe(node)}, not an object")
     ref, fields = config_fields(to_data(doc, node))
-    return parse_fields(fields, ref)
+    return parse_fields(fields, ref, labels=labels)
 
 
 def load_yaml_file(text: bytes, what: str) -> object:

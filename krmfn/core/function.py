@@ -6,7 +6,7 @@ and decides the exit code from the results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,14 +46,16 @@ class Outcome:
 
 
 def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequence[str] | None = None,
-                      item_origins: Sequence[Origin] | None = None) -> Outcome:
+                      item_origins: Sequence[Origin] | None = None,
+                      labels: Mapping[str, str] | None = None) -> Outcome:
     """ResourceList in, ResourceList out.
 
     On an error found while reading or planning, the items go back exactly as read, with
     error results: nothing is written until every check has passed. Input that cannot be
     read at all gives no output, only the results. ``item_names``: how messages name each
     item (a stream's documents, a file's), by default "item N"; ``item_origins``: where each
-    item's text is in the user's input, by default in ``data``.
+    item's text is in the user's input, by default in ``data``; ``labels``: how the user gave the
+    functionConfig's fields, when a shell mode built it from flags or the environment (core.config).
     """
     try:
         prescan = check_input(data, limits)
@@ -68,7 +70,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
         return Outcome([], exc.results)
     try:
         check_parsed(rl, prescan, limits)
-        config = read_config(rl.envelope, rl.function_config)
+        config = read_config(rl.envelope, rl.function_config, labels)
         scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), len(data))
         p = plan(scanned, config, rl.item_name)
         items, results = write_items(scanned, p, config, len(data)), p.results

@@ -1,4 +1,4 @@
-"""Content hashes for the names of ConfigMaps and Secrets.
+"""Content hashes for the names of ConfigMaps, Secrets and the custom resources krmfn renames.
 
 The default, ``kustomize``, is byte-identical to kustomize's ``configMapGenerator`` and
 ``secretGenerator`` suffixes (``api/hasher``): sha256 over a Go-``json.Marshal``-shaped encoding
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 
 ALGORITHMS = ("kustomize", "sha256")
 
@@ -40,6 +42,17 @@ def encode_secret(type_: str | None, data: dict[str, str] | None, string_data: d
                               "type": "" if type_ is None else type_}
     if string_data is not None:
         obj["stringData"] = string_data
+    return go_json(obj)
+
+
+def encode_fields(kind: str, content: Mapping[str, object]) -> str:
+    """The hash input of a custom resource krmfn renames (kustomize has no generator for one):
+    kustomize's shape, ``{"kind", "name": "", <field>...}``, over its hashed fields by dotted path
+    (``spec``, ``spec.encryptedData``), an absent one left out. Each field is plain data: maps,
+    lists and strings; a scalar YAML reads as another type is ``{"!": text}`` (core.scan), so that
+    ``"2"`` and ``2`` differ, as they do to the API server."""
+    obj: dict[str, object] = {"kind": kind, "name": ""}
+    obj.update((key, value) for key, value in content.items() if value is not None)
     return go_json(obj)
 
 
@@ -76,3 +89,14 @@ def digest(algorithm: str, encoded: str) -> str:
 def suffix_pattern(algorithm: str) -> str:
     """A regular expression matching any suffix the algorithm can produce."""
     return "[2456789bcdfghkmt]{10}" if algorithm == "kustomize" else "[0-9a-f]{16}"
+
+
+# A suffix either algorithm gives (a user may switch algorithms between runs), after its "-".
+_ANY_SUFFIX = re.compile(f"-(?:{suffix_pattern('kustomize')}|{suffix_pattern('sha256')})")
+
+
+def is_hashed_form(name: str, original: str) -> bool:
+    """Whether ``name`` is ``original`` plus a suffix of the shape krmfn or kustomize's generators
+    give. Why the shape and not a prefix: ``db-settings`` is no version of ``db``, and an
+    original-name copied onto it must not make references to ``db`` mean it."""
+    return name.startswith(original) and _ANY_SUFFIX.fullmatch(name, len(original)) is not None

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from krmfn.core import hashing
+from krmfn.core.kinds import reference_kind
 from krmfn.core.scan import Hashed, Scanned
 from krmfn.document.resource import Resource
 
@@ -31,7 +32,7 @@ def same_namespace(a: str, b: str, empty: str = "default") -> bool:
 class Index:
     """Objects of the renamed kinds in the input, by the names a reference may use for them."""
 
-    by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name)
+    by_name: dict[tuple[str, str], list[Resource]]  # by (kind, name), as references name them (Scanned.named_as)
     # By (kind, family name): hashed objects, and objects that record a family in their
     # original-name annotation but are not hashed (yet): by item index, in input order.
     by_family: dict[tuple[str, str], dict[int, Resource]]
@@ -46,18 +47,19 @@ class Index:
     def of(cls, scanned: Scanned, algorithm: str, empty: str = "default") -> Index:
         by_name: dict[tuple[str, str], list[Resource]] = {}
         for res in scanned.renamed:
-            by_name.setdefault((res.kind, res.name), []).append(res)
+            by_name.setdefault(scanned.named_as(res), []).append(res)
         index = cls(by_name, {}, {}, re.compile(rf"^(.+)-{hashing.suffix_pattern(algorithm)}$"), empty)
         for item, family in scanned.families.items():
             res = scanned.resources[item]
-            index.by_family.setdefault((res.kind, family), {})[item] = res
+            index.by_family.setdefault(scanned.family_as(res, family), {})[item] = res
         for h in scanned.hashed:
             index.add(h)
         return index
 
     def add(self, h: Hashed) -> None:
         """One more hashed object (a workload's mark opted it in): earlier answers may change."""
-        self.by_family.setdefault((h.res.kind, h.original), {})[h.res.index] = h.res
+        key = (reference_kind(h.res.api_version, h.res.kind), h.ref_family)
+        self.by_family.setdefault(key, {})[h.res.index] = h.res
         self.hashed_of[h.res.index] = h
         self._memo.clear()
 

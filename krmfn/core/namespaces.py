@@ -45,7 +45,7 @@ def trap(subject: str, referrer: Resource, here: str, found: list[tuple[Resource
         effect = (f"its content is not in this {referrer.kind}'s krmfn.dev/config-hash, so its changes do not roll "
                   f"the {referrer.kind}")
     else:
-        effect = f"the reference is left unchanged and names no object once it is renamed {h.new_name}"
+        effect = f"the reference is left unchanged and names no object once it is renamed {h.ref_name}"
     fixes = ["give both the same metadata.namespace"]
     for given, missing in ((here, there[0]), (there[0], here)):
         if given and not missing and len(there) == 1:  # one side left empty: kubectl apply -n may fill it

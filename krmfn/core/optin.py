@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from krmfn.core.config import Config
-from krmfn.core.kinds import RenamedKind
+from krmfn.core.kinds import REFERENCE_KINDS, RenamedKind
 from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
 from krmfn.core.strategy import CONFIG_HASH, STRATEGY
 from krmfn.document.resource import Resource
@@ -134,7 +134,7 @@ def read_marks(res: Resource, config: Config) -> list[Mark]:
         raise InputError(f'annotation {OPT_IN} is {value!r}; use "true" (or remove it)', res.ref,
                          f"metadata.annotations[{OPT_IN}]")
     if value == "true":
-        marks.append(Mark(OPT_IN, ("ConfigMap", "Secret")))
+        marks.append(Mark(OPT_IN, REFERENCE_KINDS))  # every renamed kind it references
     if "reloader" in config.honor:
         auto = [Mark(key, kinds, tool="reloader") for key, kinds in RELOADER_AUTO.items()
                 if _true(annotations.get(key))]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from krmfn.core import rollout
 from krmfn.core.config import Config, Strategy
+from krmfn.core.kinds import reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
 from krmfn.core.rollout import Verdict
@@ -53,7 +54,7 @@ def check_names_back(hashed: list[Hashed], index: Index) -> None:
         if h.strategy is Strategy.SUFFIX or h.res.name == h.original:
             continue
         namespace = index.namespace_of(h.res)
-        for other in index.by_name.get((h.res.kind, h.original), ()):
+        for other in index.by_name.get((reference_kind(h.res.api_version, h.res.kind), h.ref_family), ()):
             if other is not h.res and index.namespace_of(other) == namespace:
                 raise ReferenceProblem(f"{h.res.kind} {h.res.name} would get its original name back, {h.original}, "
                                        f"but {other.ref} is in the input too; remove one of them", h.res.ref,

@@ -55,16 +55,18 @@ class _Packed:
     reads: dict
     roll_marks: dict
     immutable: set[int]
+    made: dict[int, tuple[str, str]]
 
 
 def _pack(s: Scanned) -> _Packed:
     return _Packed(
         [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata, r.aliases) for r in s.resources],
         [r.index for r in s.renamed],
-        [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select) for h in s.hashed],
+        [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select, h.made, h.made_family)
+         for h in s.hashed],
         {i: [(r.node, r.name, r.site, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
          for i, refs in s.references.items()},
-        s.results, s.declined, s.families, s.marks, s.rollouts, s.reads, s.roll_marks, s.immutable)
+        s.results, s.declined, s.families, s.marks, s.rollouts, s.reads, s.roll_marks, s.immutable, s.made)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
@@ -73,14 +75,15 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
-                   p.declined, p.families, p.marks, p.rollouts, p.reads, p.roll_marks, p.immutable)
+                   p.declined, p.families, p.marks, p.rollouts, p.reads, p.roll_marks, p.immutable, p.made)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
     return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
                    {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
                    {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts},
-                   {**a.reads, **b.reads}, {**a.roll_marks, **b.roll_marks}, a.immutable | b.immutable)
+                   {**a.reads, **b.reads}, {**a.roll_marks, **b.roll_marks}, a.immutable | b.immutable,
+                   {**a.made, **b.made})
 
 
 def _read_all(fd: int) -> bytes:

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config, Strategy
+from krmfn.core.kinds import plural, reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
+from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.document.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -96,7 +98,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if target is not None:
                     from krmfn.core.unplaced import warning  # here, for start-up time: rare
 
-                    results.append(warning(res, ref.node, ref.kind, ref.name, target.new_name, ref.in_known_kind))
+                    results.append(warning(res, ref.node, ref.kind, ref.name, target.ref_name, ref.in_known_kind))
                     warned.add(target.res.index)
                 continue
             candidates = index.candidates(ref.kind, ref.name, res, ref.namespace)
@@ -114,7 +116,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             if len(candidates) > 1:
                 both = " and ".join(str(c.ref) for c, _ in candidates)
                 raise ReferenceProblem(f"the reference to {ref.kind} {ref.name!r} is ambiguous: it could mean {both}; "
-                                       f"give the {ref.kind}s distinct names or namespaces", res.ref,
+                                       f"give the {plural(ref.kind)} distinct names or namespaces", res.ref,
                                        _where(res, ref.node))
             found, target = candidates[0]
             if target is None:
@@ -125,7 +127,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                         f"{found.name} in again, or reference it by its current name", "warning", res.ref,
                         _where(res, ref.node)))
                 continue
-            if ref.name != target.new_name:
+            if ref.name != target.ref_name:
                 rewrites.setdefault(item, []).append((ref, target))
             named[target.res.index] = target
         named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))
@@ -143,23 +145,26 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         res.drop()
     for h in scanned.hashed:
         renamed = ResourceRef(h.res.api_version, h.res.kind, h.new_name, h.res.namespace)
+        now = _became(h)
+        if h.ref_name != h.new_name:  # its controller makes an object of another name (an ExternalSecret's target)
+            now += f", and the {reference_kind(h.res.api_version, h.res.kind)} it makes {h.ref_name}"
         named_from = trapped.get(h.res.index)
         if h.strategy is not Strategy.SUFFIX:  # keeps its name, or gets it back
             results.append(kept(h, named_from))
         elif h.referrers:
             rolls = ", ".join(str(r) for r in h.referrers)
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; referenced by {rolls}",
+            results.append(Result(f"{now}; referenced by {rolls}",
                                   "info", renamed))
         elif named_from:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but only objects in other "
+            results.append(Result(f"{now}, but only objects in other "
                                   f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
                                   "see the warning on each", "warning", renamed))
         elif h.res.index in warned:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}; named only where krmfn does not "
+            results.append(Result(f"{now}; named only where krmfn does not "
                                   "rewrite (see the warning for each place)", "info", renamed))
         else:
-            results.append(Result(f"{h.res.kind} {h.original} is now {h.new_name}, but nothing in the input "
-                                  "references it: a workload that names it elsewhere will not follow"
+            results.append(Result(f"{now}, but nothing in the input references it: a workload that "
+                                  f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
     moved = [h for h in scanned.hashed if h.strategy is Strategy.SUFFIX and h.new_name != h.original]
@@ -172,6 +177,20 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
 
         results += roll_paths(scanned, index) + immutables(scanned, index)
     return Plan(index.hashed_of, rewrites, _named_as_written(results, scanned.hashed), renames, templates)
+
+
+def _became(h: Hashed) -> str:
+    """What the suffix strategy did to an object's name. One that records no family but is named by
+    its content already (kustomize's generator made it) keeps its name, and the message says so.
+    One that records its family says what the family is named now, as the run that renamed it
+    did: a re-run of the output (kpt renders twice in place) says the same."""
+    if _keeps_name(h):
+        return f"{h.res.kind} {h.new_name} keeps its name (it ends in its content's suffix already)"
+    return f"{h.res.kind} {h.original} is now {h.new_name}"
+
+
+def _keeps_name(h: Hashed) -> bool:
+    return h.new_name == h.res.name and ORIGINAL_NAME not in h.res.annotations
 
 
 def _named_as_written(results: list[Result], hashed: list[Hashed]) -> list[Result]:

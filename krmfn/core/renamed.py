@@ -20,9 +20,11 @@ def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict
     return annotations, {FAMILY: family_label(original)}
 
 
-def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[str, str]) -> list[Edit]:
+def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[str, str],
+                  immutable: bool = True) -> list[Edit]:
     """The rename as edits of the object's own text (block or flow maps, quoted keys). Raises
-    NotEditable naming the field that cannot be written in place."""
+    NotEditable naming the field that cannot be written in place. ``immutable``: whether the kind
+    has the field (a custom resource does not: its API server would drop or refuse it)."""
     doc = res.tree
     edits: list[Edit] = []
     name = doc.get(res.metadata, "name")
@@ -32,11 +34,13 @@ def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[s
     annotations, labels = owned(res, original, retention)
     for key, wanted in (("annotations", annotations), ("labels", labels)):
         edits += set_map(doc, res.metadata, key, wanted, step)
-    immutable = doc.get(res.node, "immutable")
-    if immutable is None:
+    if not immutable:
+        return edits
+    field = doc.get(res.node, "immutable")
+    if field is None:
         edits.append(add_entries(doc, res.node, (("immutable", True),), step))
-    elif doc.str(immutable) != "true" or not doc.is_plain(immutable):
-        edits.append(set_true(doc, immutable))
+    elif doc.str(field) != "true" or not doc.is_plain(field):
+        edits.append(set_true(doc, field))
     return edits
 
 

@@ -78,13 +78,15 @@ def has_checksum(template_annotations: dict[str, str]) -> bool:
     return any(key.startswith(CHECKSUM) for key in template_annotations)
 
 
-def warning(workload: ResourceRef, kind: str, name: str, ways: list[str], path: str) -> Result:
-    """One line naming the workload, the object, the field and the fix."""
+def warning(workload: ResourceRef, kind: str, name: str, ways: list[str], path: str, maker: str = "") -> Result:
+    """One line naming the workload, the object, the field and the fix. ``maker``: the kind of the
+    object that makes it, where that is another (a SealedSecret makes the Secret): it is opted in."""
+    owner = f"{maker} that makes it" if maker and maker != kind else kind
     return Result(
         f"reads {kind} {name} through {' and '.join(ways)}, which a running pod never sees change, and nothing "
-        f"rolls {workload.kind} {workload.name} when it changes (the {kind} is not opted in to krmfn, the pod "
+        f"rolls {workload.kind} {workload.name} when it changes (the {owner} is not opted in to krmfn, the pod "
         f"template has no checksum/* annotation, no Reloader or Kyverno mark reaches it): opt it in with "
-        f'krmfn.dev/content-hash: "true" on the {kind} (or "false" to say a restart is meant)',
+        f'krmfn.dev/content-hash: "true" on the {maker or kind} (or "false" to say a restart is meant)',
         "warning", workload, path, name)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from krmfn.core import hashing
 from krmfn.core.config import Config, Strategy
-from krmfn.core.kinds import RenamedKind, renamed_kind
+from krmfn.core.kinds import BY_KIND, RenamedKind, reference_kind, renamed_kind
 from krmfn.core.optin import (
     MARK_BYTES,
     OWN_BYTES,
@@ -33,7 +33,7 @@ from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.document.envelope import ResourceList
 from krmfn.document.resource import Resource, known_resource, read_resource
-from krmfn.document.textedit import Edit, NotEditable, site
+from krmfn.document.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.document.tree import Doc
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 
@@ -42,10 +42,12 @@ MAX_NAME = 253
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
 # Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
 # for unplaced references (a CRD's schema can be megabytes of "configMapRef" properties).
-NOT_REFERRERS = frozenset({"ConfigMap", "Secret", "CustomResourceDefinition"})
+NOT_REFERRERS = frozenset({*BY_KIND, "CustomResourceDefinition"})
 # The renamed kinds whose references are looked for where the table does not look, and the bytes
 # each of their shapes holds (core.unplaced.SHAPES, not imported here for start-up time).
 UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
+# A name ending in what some algorithm's suffix looks like: only those are hashed to find their family.
+_ANY_SUFFIX = re.compile("-(?:" + "|".join(hashing.suffix_pattern(a) for a in hashing.ALGORITHMS) + ")$")
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -62,6 +64,20 @@ class Hashed:
     strategy: Strategy = Strategy.SUFFIX
     content: str = ""  # annotation: a digest of its content, for its referrers' pod-template hash
     by_select: bool = False  # opted in by nothing but the function config's select: all
+    # What references carry when its controller makes an object of another name (an ExternalSecret's
+    # spec.target.name): its new name and its family. "": the object's own (new_name, original).
+    made: str = ""
+    made_family: str = ""
+
+    @property
+    def ref_name(self) -> str:
+        """The name references to it carry after this run."""
+        return self.made or self.new_name
+
+    @property
+    def ref_family(self) -> str:
+        """The name references to it carried before krmfn hashed it."""
+        return self.made_family or self.original
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -100,10 +116,28 @@ class Scanned:
     reads: dict[int, list[tuple[int, Read]]] = field(default_factory=dict)  # (place in references[item], how)
     roll_marks: dict[int, list[Mark]] = field(default_factory=dict)
     immutable: set[int] = field(default_factory=set)  # objects of a renamed kind with immutable: true
+    # Objects whose controller makes an object of another name (an ExternalSecret's spec.target.name):
+    # item index -> (that name, its family). Others are named by their own name and family.
+    made: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    def named_as(self, res: Resource) -> tuple[str, str]:
+        """The (kind, name) a reference to this object of a renamed kind carries."""
+        made = self.made.get(res.index)
+        return reference_kind(res.api_version, res.kind), res.name if made is None else made[0]
+
+    def family_as(self, res: Resource, family: str) -> tuple[str, str]:
+        """The (kind, family name) a reference to it carried before krmfn hashed it."""
+        made = self.made.get(res.index)
+        return reference_kind(res.api_version, res.kind), family if made is None else made[1]
 
 
 def _entry_path(key: str, k: str) -> str:
     return f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
+
+
+def _at(res: Resource, key: str) -> int | None:
+    """The node at a dotted path (``data``, ``spec.encryptedData``), or None."""
+    return res.tree.path(res.node, *key.split("."))
 
 
 def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | None:
@@ -111,7 +145,7 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
     value is a string (and base64 where the kind says so). A Secret's values never appear in a
     message: only its keys do."""
     doc = res.tree
-    node = doc.get(res.node, key)
+    node = _at(res, key)
     if node is None or doc.is_null(node):
         return None
     node = doc.resolve(node)
@@ -153,7 +187,7 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
 def _scalar(res: Resource, key: str) -> str | None:
     """A hashed scalar field (a Secret's ``type``) as text; None when absent."""
     doc = res.tree
-    node = doc.get(res.node, key)
+    node = _at(res, key)
     if node is None or doc.is_null(node):
         return None
     value = doc.string(node)
@@ -163,18 +197,103 @@ def _scalar(res: Resource, key: str) -> str | None:
     return value
 
 
-def _content(res: Resource, kind: RenamedKind) -> dict[str, dict[str, str] | str | None]:
-    content: dict[str, dict[str, str] | str | None] = {key: _string_map(res, kind, key) for key in kind.content}
+def _tree(res: Resource, key: str, omit: tuple[str, ...]) -> object:
+    """A field hashed whole (a custom resource's ``spec``) as plain data: maps, lists, strings and
+    None; a scalar YAML reads as a number, boolean or tagged value as ``{"!": text}``, so that it
+    differs from the string of the same text. A key written twice is an error (which one counts
+    would depend on the reader). ``omit``: dotted paths left out. No value is ever in a message."""
+    doc = res.tree
+
+    def value(node: int, path: str) -> object:
+        node = doc.resolve(node)
+        if doc.is_map(node):
+            out: dict[str, object] = {}
+            for k, child in doc.items(node):
+                at = _entry_path(path, k)
+                if k in out:
+                    raise InputError(f"{path} has the key {k!r} twice; keep one", res.ref, at)
+                if f"{path}.{k}" not in omit:
+                    out[k] = value(child, at)
+            return out
+        if doc.is_seq(node):
+            return [value(child, f"{path}[{i}]") for i, child in enumerate(doc.children(node))]
+        if doc.is_null(node):
+            return None
+        text = doc.string(node)
+        return text if text is not None else {"!": doc.str(node) or ""}
+
+    node = _at(res, key)
+    return None if node is None else value(node, key)
+
+
+def _content(res: Resource, kind: RenamedKind) -> dict[str, object]:
+    content: dict[str, object] = {key: _string_map(res, kind, key) for key in kind.content}
     content.update((key, _scalar(res, key)) for key in kind.scalars)
+    content.update((key, _tree(res, key, kind.omit)) for key in kind.trees)
     return content
 
 
+def made_names(res: Resource, kind: RenamedKind, original: str) -> tuple[int, str, str] | None:
+    """Where its controller's object is named, when the kind has such a field and the object sets
+    it (an ExternalSecret's spec.target.name): that node, the name, and the name's family (before
+    krmfn's suffix: the suffix this object's own name carries, taken off)."""
+    if not kind.made_name:
+        return None
+    doc = res.tree
+    node = doc.path(res.node, *kind.made_name)
+    name = None if node is None else doc.string(node)
+    if node is None or name is None or name == "":
+        return None
+    family = name
+    if res.name != original and res.name.startswith(original + "-"):
+        own = res.name[len(original):]  # "-<suffix>"
+        if name.endswith(own) and len(name) > len(own):
+            family = name[:-len(own)]
+    return node, name, family
+
+
 def original_name(res: Resource) -> str:
-    """The family name: from the annotation when the current name is that name or a hashed form of it."""
+    """The family name: from the annotation when the current name is that name or a hashed form of
+    it (:func:`hashing.is_hashed_form`); else the name itself (:func:`stale_original` says why)."""
     recorded = res.annotations.get(ORIGINAL_NAME)
-    if recorded and (res.name == recorded or res.name.startswith(recorded + "-")):
+    if recorded and (res.name == recorded or hashing.is_hashed_form(res.name, recorded)):
         return recorded
     return res.name
+
+
+def stale_original(res: Resource) -> Result | None:
+    """A warning when the original-name annotation names another object's family (copied from
+    rendered output, or the object renamed by hand): it is ignored, and the object is its own family."""
+    recorded = res.annotations.get(ORIGINAL_NAME)
+    if not recorded or original_name(res) == recorded:
+        return None
+    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, but its name {res.name!r} is neither that nor that plus a "
+                  f"hash suffix, so the annotation is ignored and references to {recorded!r} do not mean it; "
+                  "remove the annotation (copied from another object?)", "warning", res.ref,
+                  f"metadata.annotations[{ORIGINAL_NAME}]")
+
+
+def family_of(res: Resource, kind: RenamedKind) -> str:
+    """The family name, also of an object that records none but whose name ends in a suffix of its
+    own content under any algorithm (kustomize's generator named it, or krmfn did): the name without
+    that suffix, so that no algorithm suffixes it twice and a data edit stays in its family. A
+    value that cannot be hashed leaves the name as it is (only an opted-in object's values matter)."""
+    original = original_name(res)
+    if original != res.name or ORIGINAL_NAME in res.annotations or not _ANY_SUFFIX.search(res.name):
+        return original
+    try:
+        return _content_family(res.name, kind.hash_input(_content(res, kind))) or original
+    except InputError:
+        return original
+
+
+def _content_family(name: str, encoded: str) -> str | None:
+    """``name`` without its last suffix, when that suffix is one an algorithm makes of ``encoded``."""
+    for algorithm in hashing.ALGORITHMS:
+        digest = hashing.digest(algorithm, encoded)
+        if name.endswith(f"-{digest}") and len(name) > len(digest) + 1:
+            return name[:-len(digest) - 1]
+    return None
 
 
 def _check_unique_keys(res: Resource) -> None:
@@ -200,10 +319,16 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     _check_unique_keys(res)
     if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
         out.immutable.add(res.index)
-    original = original_name(res)
+    original = family_of(res, kind)
+    made = made_names(res, kind, original)
+    if made is not None:
+        out.made[res.index] = made[1:]
+    stale = stale_original(res)
+    if stale is not None:
+        out.results.append(stale)
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
-        if original != res.name:
+        if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
     if not choice:
@@ -212,8 +337,8 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
             from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 
             if renamed_before(res, original):
-                out.hashed.append(Hashed(res, original, original, edits=restore_edits(res, original),
-                                         strategy=Strategy.OFF))
+                out.hashed.append(_made(Hashed(res, original, original, edits=restore_edits(res, original),
+                                               strategy=Strategy.OFF), kind, made))
         if original in config.names and kind.kind in config.kinds:
             out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
                                       "function config's names", "info", res.ref))
@@ -234,8 +359,11 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
                               f"({KUSTOMIZE_HASHES})", "info", res.ref))
         return None
+    made = made_names(res, kind, original)
     if strategy_of(res, config) is Strategy.ANNOTATION:
-        return _stable(res, original, kind.hash_input(_content(res, kind)), results)
+        return _made(_stable(res, original_name(res), kind.hash_input(_content(res, kind)), results), kind, made)
+    if kind.check is not None:
+        kind.check(res)
     if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
         raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
@@ -246,14 +374,37 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         node = doc.get(res.metadata, key)
         if node is not None and not doc.is_map(node) and not doc.is_null(node):
             raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
-    digest = hashing.digest(config.algorithm, kind.hash_input(_content(res, kind)))
-    if original == res.name and res.name.endswith(f"-{digest}") and ORIGINAL_NAME not in res.annotations:
-        original = res.name[:-len(digest) - 1]  # already named by its content (kustomize's generator): kept
+    encoded = kind.hash_input(_content(res, kind))
+    digest = hashing.digest(config.algorithm, encoded)
+    if original == res.name and ORIGINAL_NAME not in res.annotations:
+        # Already named by its content, under any algorithm (kustomize's generator): never a second
+        # suffix; under this run's algorithm, the name is kept.
+        original = _content_family(res.name, encoded) or original
     new_name = f"{original}-{digest}"
     if len(new_name) > MAX_NAME:
         raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
                                f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
-    return Hashed(res, original, new_name, edits=renamed_edits(res, original, new_name, retention))
+    h = Hashed(res, original, new_name, edits=renamed_edits(res, original, new_name, retention, kind.immutable))
+    if made is not None:
+        node, name, family = made
+        h.made, h.made_family = f"{family}-{digest}", family
+        if len(h.made) > MAX_NAME:
+            raise ReferenceProblem(f"the hashed name of the {kind.refers_as or 'object'} it makes would be "
+                                   f"{len(h.made)} characters, over Kubernetes' {MAX_NAME}; shorten "
+                                   f"{'.'.join(kind.made_name)}", res.ref, ".".join(kind.made_name))
+        if name != h.made:
+            h.edits.append(replace_scalar(res.tree, node, h.made))
+    return h
+
+
+def _made(h: Hashed, kind: RenamedKind, made: tuple[int, str, str] | None) -> Hashed:
+    """An object that keeps its name or gets it back: what its controller makes does too."""
+    if made is not None:
+        node, name, family = made
+        h.made = h.made_family = family
+        if name != family and h.edits:  # the restore: its own name goes back, and this one with it
+            h.edits.append(replace_scalar(h.res.tree, node, family))
+    return h
 
 
 def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:

@@ -38,6 +38,8 @@ SHAPE_FIELDS: dict[str, ShapeFields] = {
     "Secret": ShapeFields(("env/valueFrom/secretKeyRef/name", "envFrom/secretRef/name"),
                           ("secret/secretName", "projected/sources/secret/name", "csi/nodePublishSecretRef/name"),
                           ("imagePullSecrets/name",)),
+    # Secrets Store CSI driver: a CSI volume names the SecretProviderClass it mounts.
+    "SecretProviderClass": ShapeFields((), ("csi/volumeAttributes/secretProviderClass",)),
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krmfn.core.fieldspec import Has
+from krmfn.core.kinds import plural
 from krmfn.core.table import BUILTIN, NOTICES, SHAPE_FIELDS, SHAPES, Entry, Notice, Shape
 
 
@@ -48,7 +49,7 @@ def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice]
         cells = rows.setdefault((notice.project, notice.kind, _group(notice.group)), {k: [] for k in kinds})
         for kind in kinds:
             cells[kind].append(f"with `{notice.path}`: nothing to rewrite (an info result says so)")
-    lines = ["| project | kind | API group | " + " | ".join(f"where {k}s are named" for k in kinds) + " |",
+    lines = ["| project | kind | API group | " + " | ".join(f"where {plural(k)} are named" for k in kinds) + " |",
              "|---|---|---|" + "---|" * len(kinds)]
     lines += [f"| {p} | {k} | {g} | " + " | ".join("; ".join(cells[kind]) or "" for kind in kinds) + " |"
               for (p, k, g), cells in rows.items()]

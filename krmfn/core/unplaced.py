@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core.fieldspec import join_path
+from krmfn.core.kinds import plural
 from krmfn.core.table import pod_spec_paths
 from krmfn.document.resource import Resource
 from krmfn.document.scalars import dquote, plain_safe
@@ -137,7 +138,7 @@ def warning(res: Resource, node: int, kind: str, name: str, new_name: str, known
     holder = f"{res.kind} ({res.group})" if res.group else res.kind
     s = suggest(res, node, kind)
     why = (f"krmfn does not rewrite this field of {holder}" if known else
-           f"krmfn does not know where {holder} names {kind}s")
+           f"krmfn does not know where {holder} names {plural(kind)}")
     if name != new_name:
         fate = (f"names {kind} {name}, which krmfn renames to {new_name}, but {why}: it is left unchanged and "
                 f"keeps naming the old {kind}.")

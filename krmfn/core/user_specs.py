@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from krmfn.core.fieldspec import FieldSpec, Has, split_path
-from krmfn.core.kinds import ALL_KINDS
+from krmfn.core.kinds import BY_KIND
 from krmfn.document.data import load_documents
 from krmfn.document.tree import YamlError
 from krmfn.results import Where
@@ -88,12 +88,16 @@ def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
     if not entry.get("kind"):
         raise at.error(f"{where} has no kind (the kind its fieldSpecs refer to, e.g. ConfigMap)")
     kind = entry["kind"]
-    if kind not in ALL_KINDS or entry.get("group") not in (None, "") or entry.get("version") not in (None, "", "v1"):
+    renamed = BY_KIND.get(kind) if isinstance(kind, str) else None
+    group, version = entry.get("group") or "", entry.get("version") or ""
+    if renamed is None or group not in ("", renamed.group) or (version and f"{renamed.group}/{version}".lstrip("/")
+                                                               not in (renamed.api_version, *renamed.other_versions)):
         return []  # references to Services, Deployments, ...: not krmfn's business
     specs = entry.get("fieldSpecs") or []
     if not isinstance(specs, list):
         raise at.error(f"{where} (kind {kind}): fieldSpecs must be a list")
-    return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at, kind) for j, spec in enumerate(specs)]
+    # A SealedSecret or an ExternalSecret is named as the Secret it makes: its fieldSpecs name that Secret.
+    return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at, renamed.reference_kind) for j, spec in enumerate(specs)]
 
 
 def _field_spec(entry: object, where: str, at: Where, refers_to: str = "ConfigMap") -> FieldSpec:

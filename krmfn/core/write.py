@@ -52,8 +52,8 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
             for r, t in refs:
                 wanted = names.setdefault(r.node, [])
                 sites[r.node] = r.site
-                if r.prefix + t.new_name not in wanted:
-                    wanted.append(r.prefix + t.new_name)
+                if r.prefix + t.ref_name not in wanted:
+                    wanted.append(r.prefix + t.ref_name)
             for node, wanted in names.items():
                 where = sites[node]
                 edits.append(replace_at(where, wanted[0]) if where is not None

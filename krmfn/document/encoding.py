@@ -7,10 +7,17 @@ same message, and spans, edits and the check after them work on one form of line
 from __future__ import annotations
 
 import codecs
+import re
 
 from krmfn.results import InputError
 
 BOM = b"\xef\xbb\xbf"
+BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"))
+# Raw control characters YAML does not allow (tab, LF and CR are allowed).
+CONTROLS = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20)) + b"\x7f"
+_CONTROL = re.compile(b"[" + re.escape(CONTROLS) + b"]")
+_SAMPLE = 512  # bytes looked at to tell UTF-16 or UTF-32 text from binary data
 
 
 def first_bad_byte(data: bytes, step: int = 1 << 20) -> int | None:
@@ -37,6 +44,42 @@ def check_utf8(data: bytes) -> None:
         col = bad - data.rfind(b"\n", 0, bad)
         raise InputError(f"the input is not UTF-8: line {line}, column {col} holds the byte 0x{data[bad]:02x}; "
                          "save it as UTF-8 (krmfn reads UTF-8 only)")
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when ``data`` (with zero bytes in it) reads as such text without a
+    byte order mark: mostly text, the zero bytes in the same places of every character. Else None:
+    zero bytes anywhere else are binary data, and a message must not call them UTF-16."""
+    sample = data[:_SAMPLE]
+    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
+        columns = [sample[r::width] for r in range(width)]
+        if min(len(c) for c in columns) < 4:
+            continue
+        zeros = [c.count(0) / len(c) for c in columns]
+        text = [r for r, z in enumerate(zeros) if z <= 0.1]
+        if len(text) == 1 and all(z >= 0.9 for r, z in enumerate(zeros) if r != text[0]):
+            return name
+    return None
+
+
+def not_text(data: bytes) -> str | None:
+    """What ``data`` is, in a few words, when it is not UTF-8 text that YAML allows; None when it is.
+    For a directory walk, which leaves such files out and says what each one is."""
+    for bom, name in BOMS:
+        if data.startswith(bom):
+            return f"{name} text"
+    if b"\x00" in data:
+        wide = wide_encoding(data)
+        return f"{wide} text without a byte order mark" if wide else "binary data (it holds zero bytes)"
+    bad = first_bad_byte(data)
+    if bad is not None:
+        line = data.count(b"\n", 0, bad) + 1
+        return f"not UTF-8 text (line {line} holds the byte 0x{data[bad]:02x})"
+    control = _CONTROL.search(data)
+    if control is not None:
+        line = data.count(b"\n", 0, control.start()) + 1
+        return f"not YAML text (line {line} holds the control character U+{data[control.start()]:04X})"
+    return None
 
 
 def as_lf_utf8(data: bytes) -> bytes:

@@ -129,7 +129,9 @@ def _may_nest(text: bytes, flow: int, limit: int) -> bool:
 def check_input(data: bytes, limits: Limits) -> Prescan:
     """Refuse input over a limit before parsing any of it; say what the bytes cannot clear."""
     if len(data) > limits.max_input_bytes:
-        raise InputError(f"the input is {_mib(len(data))}, over the limit of {_mib(limits.max_input_bytes)}; "
+        # Readers stop one byte over the limit: then the size itself is not known.
+        size = "over the limit" if len(data) == limits.max_input_bytes + 1 else f"{_mib(len(data))}, over the limit"
+        raise InputError(f"the input is {size} of {_mib(limits.max_input_bytes)}; "
                      "if this is expected, raise the limit with --max-input-size")
     for bom, name in _BOMS:
         if data.startswith(bom):

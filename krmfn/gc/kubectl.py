@@ -77,8 +77,8 @@ class Kubectl:
         """Delete one object, on condition that its uid and resourceVersion are unchanged."""
         if not row.uid or not row.resource_version:
             return Outcome(row, "failed", "no uid or resourceVersion was read, so the delete cannot be conditional")
-        group_version = f"/api/{row.kind.api_version}" if "/" not in row.kind.api_version \
-            else f"/apis/{row.kind.api_version}"
+        api_version = row.api_version or row.kind.api_version
+        group_version = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
         path = (f"{group_version}/namespaces/{quote(row.namespace, safe='')}/{row.kind.plural}/"
                 f"{quote(row.name, safe='')}")
         body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
@@ -112,12 +112,15 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
     """The renamed kinds first (those of ``kinds``): an object created after this read is not
     seen, so never deleted. A Secret's values are dropped as it is read (gc.planner.parse_list)."""
     objects: list[dict] = []
+    unserved = []  # one note for all: most clusters serve few of the custom resources krmfn knows
     for kind in (k for k in RENAMED if k.kind in kinds):
-        managed = kubectl.get(kind.plural, scope, FAMILY)
+        managed = kubectl.get(kind.resource, scope, FAMILY)
+        if managed is None and kind.group:  # a custom resource whose CRD is not installed: none to collect
+            unserved.append(kind.resource)
+            continue
         if managed is None:
             raise GcError(f"the cluster has no {kind.plural} resource type.")
         objects.extend(managed)
-    unserved = []
     for resource in referrers.resources:
         if resource in referrers.skip:
             continue
@@ -133,7 +136,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             unserved.append(resource)
             continue
         objects.extend(items)
-    if unserved:  # one line: most clusters serve few of the table's custom resources
+    if unserved:
         notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
     if referrers.skip:
         skipped = [r for r in referrers.resources if r in referrers.skip]

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 
 from krmfn.core.fieldspec import FieldSpec, split_path
 from krmfn.core.kinds import ALL_KINDS, RenamedKind, renamed_kind
+from krmfn.core.kinds import plural as plural_of
 from krmfn.core.retention import FAMILY
 from krmfn.core.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths, table_specs
 from krmfn.core.walk import ReferenceTable
@@ -91,9 +92,17 @@ class Managed:
     uid: str
     resource_version: str
     created: datetime
+    # The name workloads use for it: the Secret an ExternalSecret makes (spec.target.name); "": its own.
+    made: str = ""
+    api_version: str = ""  # as read (an ExternalSecret may be served as v1 or v1beta1); "": the kind's
+    leaves_made: bool = False  # deleting it leaves what its controller made (no ownerReference): said in a note
+
+    @property
+    def named_as(self) -> str:
+        return self.made or self.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Row(Managed):
     """One managed object and what gc does with it."""
 
@@ -196,7 +205,7 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
             item.setdefault("apiVersion", obj.get("apiVersion", ""))
         kind = renamed_kind(str(item.get("apiVersion", "")), str(item["kind"]))
         if kind is not None and kind.secret:
-            items[i] = _without_values(item)
+            items[i] = _without_values(item, kind)
     return items
 
 
@@ -205,10 +214,37 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
 _KEPT_METADATA = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels")
 
 
-def _without_values(obj: dict) -> dict:
+def _without_values(obj: dict, kind: RenamedKind) -> dict:
     meta = obj["metadata"]
-    return {"apiVersion": obj.get("apiVersion"), "kind": obj["kind"],
+    kept = {"apiVersion": obj.get("apiVersion"), "kind": obj["kind"],
             "metadata": {k: meta[k] for k in _KEPT_METADATA if k in meta}}
+    # The name of what its controller makes (an ExternalSecret's spec.target.name) and whether that
+    # outlives it (its creationPolicy): names and policies, no value.
+    for path in (kind.made_name, kind.leaves_made[0] if kind.leaves_made else ()):
+        value = _field(obj, path)
+        if value:
+            at = kept
+            for key in path[:-1]:
+                at = at.setdefault(key, {})
+            at[path[-1]] = value
+    return kept
+
+
+def _field(obj: dict, path: tuple[str, ...]) -> str:
+    """The string at ``path`` in a live object; "" when absent (or no path)."""
+    at: object = obj
+    for key in path:
+        at = at.get(key) if isinstance(at, dict) else None
+    return at if path and isinstance(at, str) else ""
+
+
+def _made_name(obj: dict, kind: RenamedKind) -> str:
+    """The name its controller gives what it makes, where the kind has a field for it; "" otherwise."""
+    return _field(obj, kind.made_name)
+
+
+def _leaves_made(obj: dict, kind: RenamedKind) -> bool:
+    return kind.leaves_made is not None and _field(obj, kind.leaves_made[0]) in kind.leaves_made[1]
 
 
 def _yaml_data(data: bytes, source: str) -> object:
@@ -376,7 +412,8 @@ def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
 def plural(kinds: Iterable[str], count: int = 2) -> str:
     """``ConfigMaps``, ``Secret``, ``ConfigMaps and Secrets``: the kinds named in a message."""
     names = sorted(set(kinds)) or ["ConfigMap"]
-    return " and ".join(f"{k}{'' if count == 1 and len(names) == 1 else 's'}" for k in names)
+    words = [k if count == 1 and len(names) == 1 else plural_of(k) for k in names]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _managed(obj: dict) -> Managed:
@@ -389,7 +426,8 @@ def _managed(obj: dict) -> Managed:
         raise GcError(f"a {kind.kind} in namespace {namespace} has no name.")
     created = parse_time(meta.get("creationTimestamp"), f"{kind.kind} {namespace}/{name}")
     return Managed(kind, namespace, str(meta["labels"][FAMILY]), name, str(meta.get("uid") or ""),
-                    str(meta.get("resourceVersion") or ""), created)
+                    str(meta.get("resourceVersion") or ""), created, _made_name(obj, kind),
+                    str(obj.get("apiVersion") or ""), _leaves_made(obj, kind))
 
 
 def _is_managed(obj: dict, kinds: frozenset[str]) -> bool | None:
@@ -430,8 +468,17 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
     for key in sorted(families):
         members = sorted(families[key], key=lambda c: (-c.created.timestamp(), c.name))
         for rank, cm in enumerate(members, 1):
-            rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.name), now, options))
-    return Plan(rows, ignored, ignored_kinds=frozenset(ignored_kinds))
+            rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.named_as), now, options))
+    notes = [_left_behind(r) for r in rows if r.verdict == DELETE and r.leaves_made]
+    return Plan(rows, ignored, notes, frozenset(ignored_kinds))
+
+
+def _left_behind(row: Row) -> str:
+    """What deleting an object whose controller made something without an ownerReference leaves."""
+    made = row.kind.reference_kind
+    return (f"{row.kind.kind} {row.namespace}/{row.name} made {made} {row.named_as} without an ownerReference, so "
+            f"deleting it leaves that {made}; nothing uses it either: kubectl delete {made.lower()} {row.named_as} "
+            f"-n {row.namespace}")
 
 
 def _verdict(cm: Managed, rank: int, size: int, referrers: list[Referrer], now: datetime,

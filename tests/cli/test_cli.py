@@ -550,10 +550,29 @@ def test_helm_mode_reads_the_environment() -> None:
     assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
 
 
+def test_a_bad_value_is_named_by_where_the_user_gave_it() -> None:
+    """A flag by the flag, a variable by the variable, a config file's field as a function config
+    field: never a "function config field" the user did not write."""
+    cases = [
+        (["helm"], {"KRMFN_SELECT": "bogus"}, "krmfn: KRMFN_SELECT must be one of annotated, all, not 'bogus'"),
+        (["helm"], {"KRMFN_RETENTION": "hlem"}, "krmfn: KRMFN_RETENTION has unknown target 'hlem'"),
+        (["helm"], {"KRMFN_MAX_INPUT_SIZE": "big"}, "krmfn: KRMFN_MAX_INPUT_SIZE 'big' is not a size"),
+        (["helm"], {"KRMFN_CONFIG": "/no/such.yaml"}, "krmfn: cannot read config file /no/such.yaml, named by "
+                                                      "KRMFN_CONFIG"),
+        (["--stream", "--retention", "hlem"], {}, "krmfn: --retention has unknown target 'hlem'"),
+        (["--stream", "-l", "a in b"], {}, "krmfn: --selector 'a in b' is not a label selector term"),
+        (["helm", "--kinds", "Pod"], {"KRMFN_KINDS": "Pod"}, "krmfn: --kinds "),  # the flag wins, and is named
+    ]
+    for args, env, expected in cases:
+        err = one_sentence(cli(args, STREAM, env=env))
+        assert err.startswith(expected), (args, env, err)
+        assert "function config field" not in err
+
+
 def test_helm_mode_reads_the_strategy_from_the_environment() -> None:
     text = out(cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotation"}))
     assert "krmfn.dev/config-hash: " in text and "name: app-config\n" in text and "immutable" not in text
-    assert "'strategy' must be one of suffix, annotation" in one_sentence(
+    assert "KRMFN_STRATEGY must be one of suffix, annotation" in one_sentence(
         cli(["helm"], STREAM, env={"KRMFN_STRATEGY": "annotations"}))
     assert out(cli(["--stream", "--strategy", "annotation"], STREAM)) == text
 
@@ -564,7 +583,7 @@ def test_helm_mode_reads_the_default_namespace_from_the_environment() -> None:
     assert "name: app-config-" not in out(cli(["helm"], namespaced)).split("kind: Deployment")[1]
     text = out(cli(["helm"], namespaced, env={"KRMFN_DEFAULT_NAMESPACE": "demo"}))
     assert "name: app-config-" in text.split("kind: Deployment")[1]
-    assert "'defaultNamespace' must be a namespace name" in one_sentence(
+    assert "KRMFN_DEFAULT_NAMESPACE must be a namespace name" in one_sentence(
         cli(["helm"], STREAM, env={"KRMFN_DEFAULT_NAMESPACE": "Demo"}))
 
 

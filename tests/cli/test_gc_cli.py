@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from krmfn.cli import gc as gc_cli
+from krmfn.core.kinds import RENAMED
 from krmfn.gc import planner as gc
 
 FIXTURES = TESTS / "fixtures" / "gc"
@@ -251,8 +252,10 @@ def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_precondi
     gets = [c for c in calls if c[0] == "get"]
     assert gets[0] == ["get", "configmaps", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
     assert gets[1] == ["get", "secrets", "-o", "json", "--all-namespaces", "-l", "krmfn.dev/family"]
-    assert [g[1] for g in gets[2:]] == gc.referrer_resources(gc.gc_table())  # Rollout is in the table already
-    assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[2:])
+    renamed = len(RENAMED)  # then the custom resources krmfn renames, by plural and group
+    assert [g[1] for g in gets[2:renamed]] == [k.resource for k in RENAMED[2:]]
+    assert [g[1] for g in gets[renamed:]] == gc.referrer_resources(gc.gc_table())  # Rollout is in the table already
+    assert all(g[2:] == ["-o", "json", "--all-namespaces"] for g in gets[renamed:])
     assert calls[len(gets):] == [["delete", "--raw", f"/api/v1/namespaces/{r.namespace}/configmaps/{r.name}", "-f", "-"]
                                  for r in expected]
     for (path, body), row in zip(kube.deletes(), expected):
@@ -480,4 +483,5 @@ def test_kinds_configmap_never_reads_secrets(capsys, tmp_path, monkeypatch):
     assert not [c for c in kube.calls() if c["argv"][:2] == ["get", "secrets"]]
     assert out.splitlines()[-1].startswith("dry run: 0 of 1 krmfn ConfigMaps would be deleted")
     code, _, err = gc_run(capsys, "-n", "pay", NOW, "--kinds", "Pod")
-    assert code == 2 and err == "krmfn: --kinds Pod is not a kind krmfn renames; use ConfigMap, Secret.\n"
+    assert code == 2 and err == ("krmfn: --kinds Pod is not a kind krmfn renames; use "
+                                      f"{', '.join(k.kind for k in RENAMED)}.\n")

@@ -72,3 +72,20 @@ def test_marks_opt_outs_and_families_cross_from_the_childs_half(monkeypatch):
     assert b"opted in by Deployment/marked" in one.stdout and b"own krmfn.dev/content-hash:" in one.stdout
     again_one, again_two = _run(one.stdout, False, monkeypatch), _run(one.stdout, True, monkeypatch)
     assert again_two.stdout == again_one.stdout == one.stdout
+
+
+def test_the_name_of_what_a_controller_makes_crosses_from_the_childs_half(monkeypatch):
+    """An ExternalSecret's spec.target.name (Scanned.made) comes back from the child: a workload's
+    mark finds the ExternalSecret by the Secret it makes."""
+    head, items = BIG.split(b"\nitems:\n", 1)
+    marked = (b"- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: marked\n    annotations:\n"
+              b"      krmfn.dev/content-hash: \"true\"\n  spec:\n    template:\n      spec:\n        containers:\n"
+              b"        - name: c\n          envFrom: [{secretRef: {name: db-creds}}]\n")
+    external = (b"- apiVersion: external-secrets.io/v1\n  kind: ExternalSecret\n  metadata:\n    name: db\n"
+                b"  spec:\n    target: {name: db-creds}\n    dataFrom: [{extract: {key: prod/db}}]\n")
+    data = head + b"\nitems:\n" + marked + items + external  # the ExternalSecret in the child's half
+    data += (b"functionConfig:\n  apiVersion: fn.krmfn.dev/v1alpha1\n  kind: ContentHash\n  metadata: {name: c}\n"
+             b"  kinds: [ConfigMap, ExternalSecret]\n")
+    one, two = _run(data, False, monkeypatch), _run(data, True, monkeypatch)
+    assert exit_code(one) == exit_code(two) == 0
+    assert b"name: db-creds-" in one.stdout and two.stdout == one.stdout

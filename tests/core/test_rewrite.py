@@ -304,11 +304,54 @@ def test_a_name_already_ending_in_its_own_suffix_is_not_suffixed_again():
     made = objs[("ConfigMap", hashed)]
     assert made["immutable"] is True and made["metadata"]["annotations"]["krmfn.dev/original-name"] == "app"
     assert set(names_in_pod_spec(objs[("Deployment", "w")]["spec"]["template"]["spec"])) == {hashed}
-    assert run(first.text).text == first.text
+    again = run(first.text)  # the items are a fixed point (the results: test_a_name_that_stays_is_said_to_keep_it)
+    assert load(again)["items"] == load(first)["items"] and run(again.text).text == again.text
     edited = run(first.text.replace("key: one", "key: two"))
     assert ("ConfigMap", f"app-{suffix_of('two')}") in items_by_name(edited)
     stale = f"app-{suffix_of('two')}"  # ends in a suffix, but not this content's: suffixed as any name
     assert ("ConfigMap", f"{stale}-{suffix_of('one')}") in items_by_name(run(resource_list(cm(name=stale))))
+
+
+def test_a_name_with_its_own_suffix_gets_no_second_one_under_any_algorithm():
+    """kustomize's generator named the ConfigMap ``app-<kustomize suffix>``: ``--algorithm sha256``
+    must not make it ``app-<kustomize>-<sha256>`` (a family of one, which gc would keep forever),
+    and a name made by sha256 is not suffixed twice by kustomize's algorithm either. The family is
+    the name without the suffix; a name that stays is said to keep it, not to be "now" itself."""
+    sha = hashing.digest("sha256", hashing.encode_configmap({"key": "one"}, None))
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg}}\ndata: {{algorithm: {}}}"
+    for named, algorithm, expected in ((f"app-{suffix_of('one')}", "sha256", f"app-{sha}"),
+                                       (f"app-{sha}", "kustomize", f"app-{suffix_of('one')}")):
+        out = run(resource_list(cm(name=named) + workload("apps/v1", "Deployment", ref=named),
+                                config.format(algorithm)))
+        assert exit_code(out) == 0, out.results
+        objs = items_by_name(out)
+        assert ("ConfigMap", expected) in objs, list(objs)
+        made = objs[("ConfigMap", expected)]
+        assert made["metadata"]["labels"]["krmfn.dev/family"] == "app"
+        assert made["metadata"]["annotations"]["krmfn.dev/original-name"] == "app"
+        assert set(names_in_pod_spec(objs[("Deployment", "w")]["spec"]["template"]["spec"])) == {expected}
+        assert f"ConfigMap app is now {expected}; referenced by Deployment/w" in [r.message for r in out.results]
+
+
+def test_a_name_that_stays_is_said_to_keep_it():
+    hashed = f"app-{suffix_of('one')}"
+    out = run(resource_list(cm(name=hashed) + workload("apps/v1", "Deployment", ref=hashed)))
+    messages = [r.message for r in out.results]
+    assert f"ConfigMap {hashed} keeps its name (it ends in its content's suffix already); referenced by Deployment/w" \
+        in messages, messages
+    assert not any(" is now " in m for m in messages)
+    again = run(out.text)  # the output records its family: a re-run names it as krmfn's own re-runs do
+    assert load(again)["items"] == load(out)["items"]
+    assert f"ConfigMap app is now {hashed}; referenced by Deployment/w" in [r.message for r in again.results]
+
+
+def test_names_reach_a_generated_name_by_its_family():
+    """``--names app`` opts in kustomize's ``app-<suffix>``: names are family names."""
+    hashed = f"app-{suffix_of('one')}"
+    out = run(resource_list(cm(name=hashed).replace('krmfn.dev/content-hash: "true"', "x: y"),
+                            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {names: app}"))
+    made = items_by_name(out)[("ConfigMap", hashed)]
+    assert made.get("immutable") is True and made["metadata"]["labels"]["krmfn.dev/family"] == "app"
 
 
 def test_references_to_an_older_hashed_name_follow_the_family():

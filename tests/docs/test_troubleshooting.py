@@ -54,6 +54,31 @@ metadata:
 data:
   LOG_LEVEL: info
 """
+SEALED_SECRET = """\
+apiVersion: bitnami.com/v1alpha1
+kind: SealedSecret
+metadata:
+  name: db-creds
+  namespace: shop
+  annotations:
+    krmfn.dev/content-hash: "true"
+spec:
+  encryptedData:
+    password: AgBy3i4OJSWK+PiTySYZZA==
+"""
+EXTERNAL_SECRET = """\
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata:
+  name: db
+  namespace: shop
+  annotations:
+    krmfn.dev/content-hash: "true"
+spec:
+  secretStoreRef: {name: vault, kind: ClusterSecretStore}
+  target: {name: db-creds, creationPolicy: Merge}
+  dataFrom: [{extract: {key: shop/db}}]
+"""
 PLAIN_CONFIGMAP = CONFIGMAP.replace('  annotations:\n    krmfn.dev/content-hash: "true"\n', "")
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -274,6 +299,9 @@ SCENARIOS: dict[str, Scenario] = {
     "renamed-before": Scenario(["--stream"], stream(
         PLAIN_CONFIGMAP.replace("  name: app-config\n", "  name: app-config-hf678c7m2b\n  annotations:\n"
                                 "    krmfn.dev/original-name: app-config\n"), DEPLOYMENT)),
+    "copied-original-name": Scenario(["--stream"], stream(CONFIGMAP.replace("  name: app-config\n", "  name: app-settings\n")
+                                                          .replace('"true"', '"true"\n    krmfn.dev/original-name: app-config'),
+                                                          DEPLOYMENT)),
     # --- what a change does to each workload -------------------------------------------------
     "recreate": Scenario(["--stream"], stream(CONFIGMAP, spec(DEPLOYMENT, "strategy: {type: Recreate}"))),
     "on-delete": Scenario(["--stream"], stream(CONFIGMAP, spec(
@@ -287,6 +315,8 @@ SCENARIOS: dict[str, Scenario] = {
     "stable-and-immutable": Scenario(["--stream", "--strategy", "annotation"], stream(
         CONFIGMAP + "immutable: true\n", DEPLOYMENT)),
     # --- names ------------------------------------------------------------------------------
+    "sealed-strict": Scenario(["--stream"], SEALED_SECRET, code=1),
+    "external-merge": Scenario(["--stream"], EXTERNAL_SECRET, code=1),
     "invalid-name": Scenario(["--stream"], CONFIGMAP.replace("app-config", "App_Config"), code=1),
     "name-too-long": Scenario(["--stream"], CONFIGMAP.replace("app-config", "a" * 250), code=1),
     "job-name-too-long": Scenario(["--stream", "--suffix-jobs"], stream(

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from krmfn.cli import gc as gc_cli
+from krmfn.core.kinds import RENAMED
 from krmfn.gc import planner as gc
 
 EXAMPLE = REPO / "examples" / "gc-cronjob"
@@ -47,7 +48,8 @@ def granted() -> dict[str, set[str]]:
 
 def test_every_kind_gc_reads_can_be_listed():
     rights = granted()
-    assert rights.pop("configmaps") == rights.pop("secrets") == {"list", "delete"}
+    for kind in RENAMED:  # read and deleted by gc: ConfigMaps, Secrets, the renamed custom resources
+        assert rights.pop(kind.resource) == {"list", "delete"}, kind.resource
     table = gc.gc_table()
     for resource in gc.referrer_resources(table):
         kind, _, group = resource.partition(".")
@@ -60,7 +62,8 @@ def test_every_kind_gc_reads_can_be_listed():
 def test_nothing_but_the_renamed_kinds_can_be_deleted_and_no_wildcards():
     for resource, verbs in granted().items():
         assert "*" not in resource and "*" not in verbs
-        assert verbs <= ({"list", "delete"} if resource in ("configmaps", "secrets") else {"get", "list"}), resource
+        renamed = {k.resource for k in RENAMED}
+        assert verbs <= ({"list", "delete"} if resource in renamed else {"get", "list"}), resource
 
 
 def test_the_cronjob_runs_gc_apply_as_the_bound_service_account():

@@ -244,3 +244,4 @@ def test_a_referrer_kind_the_cluster_does_not_serve_is_skipped_with_a_note(api, 
     assert code == 0
     (line,) = err.splitlines()
     assert line.startswith("krmfn: skipped kinds the cluster does not serve: ") and "rollout.argoproj.io" in line
+    assert "sealedsecrets.bitnami.com" in line  # renamed custom kinds share the one note

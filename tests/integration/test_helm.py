@@ -132,7 +132,7 @@ def test_bad_environment_is_one_sentence(tmp_path: Path) -> None:
     done = krmfn(["helm"], RENDERED.read_bytes(), tmp_path, KRMFN_SELECT="some")
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().count("\n") == 1
-    assert "'select' must be one of annotated, all, not 'some'" in done.stderr.decode()
+    assert "KRMFN_SELECT must be one of annotated, all, not 'some'" in done.stderr.decode()
 
 
 def test_helm4_input(tmp_path: Path) -> None:

@@ -104,6 +104,40 @@ def test_name_equals_config_map_generator(kubectl: str, tmp_path: Path) -> None:
     assert hashed["metadata"]["name"] == generated
 
 
+@pytest.mark.parametrize("algorithm", ["kustomize", "sha256"])
+def test_a_generated_name_gets_no_second_suffix(kubectl: str, tmp_path: Path, algorithm: str) -> None:
+    """``kubectl kustomize . | krmfn --stream --select all``: configMapGenerator named the ConfigMap
+    ``app-config-<suffix>`` by its content already. No algorithm suffixes it again: the family is
+    ``app-config``, kustomize's algorithm keeps the name (and says so), sha256 renames it
+    ``app-config-<16 hex digits>``, and the Deployment follows."""
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump({
+        "configMapGenerator": [{"name": "app-config", "literals": ["LOG=info"]}], "resources": ["dep.yaml"]}))
+    (tmp_path / "dep.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app"},
+        "spec": {"selector": {"matchLabels": {"app": "a"}}, "template": {
+            "metadata": {"labels": {"app": "a"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx",
+                                     "envFrom": [{"configMapRef": {"name": "app-config"}}]}]}}}}))
+    built = run([kubectl, "kustomize", str(tmp_path)])
+    assert built.returncode == 0, built.stderr
+    generated = next(d for d in yaml.safe_load_all(built.stdout) if d["kind"] == "ConfigMap")["metadata"]["name"]
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    done = run(["krmfn", "--stream", "--select", "all", "--algorithm", algorithm, "-v"], input=built.stdout,
+               env=env_with(bin_dir))
+    assert done.returncode == 0, done.stderr
+    docs = {d["kind"]: d for d in yaml.safe_load_all(done.stdout)}
+    name = docs["ConfigMap"]["metadata"]["name"]
+    assert docs["ConfigMap"]["metadata"]["labels"]["krmfn.dev/family"] == "app-config"
+    assert docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"] == name
+    if algorithm == "kustomize":
+        assert name == generated
+        assert f"ConfigMap {generated} keeps its name" in done.stderr, done.stderr
+    else:
+        assert name.startswith("app-config-") and len(name) == len("app-config-") + 16, name
+        assert f"ConfigMap app-config is now {name}" in done.stderr, done.stderr
+
+
 def test_args_one_liner_reaches_the_plugin(kubectl: str, plugin_home: Path, tmp_path: Path) -> None:
     """kustomize passes ``argsOneLiner`` as extra arguments; krmfn reads them as flags."""
     config = "argsOneLiner: --algorithm sha256 --retention argocd\n"

@@ -1,0 +1,393 @@
+"""What a config change does before it merges: two renders compared, object by object.
+
+Why a module apart from the rename planner (core.plan): that one plans one render's renames;
+this one pairs the versions of each ConfigMap and Secret across two renders (by the family
+krmfn records, else by name), says which keys changed, and which workloads roll because of it
+and how (the verdicts of core.rollout). Secrets are compared but only their key names leave
+this module: no value, length or digest of one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+from dataclasses import dataclass, field
+
+from krmfn.core import rollout
+from krmfn.core.kinds import BY_KIND, RENAMED
+from krmfn.core.retention import FAMILY, ORIGINAL_NAME
+from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
+from krmfn.core.walk import ReferenceTable, find
+from krmfn.document.data import to_data
+from krmfn.document.tree import Doc
+
+CONFIG_KINDS = tuple(k.kind for k in RENAMED)  # ConfigMap, Secret, and the secret controllers' kinds
+ALL = "*"  # a workload reads every key (envFrom, a whole volume)
+MAX_LINES, MAX_WIDTH = 12, 120  # a changed ConfigMap value's diff, trimmed
+
+# Categories a workload's roll falls in: --fail-on names them.
+CATEGORIES = ("rolls", "downtime", "on-delete", "cannot-apply", "paused", "no-roll", "unread")
+
+
+@dataclass(frozen=True)
+class Obj:
+    """One object of a render, as data, with its tree kept for the rollout verdict."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    family: str  # the name its versions share
+    data: dict
+    doc: Doc
+    node: int
+
+
+@dataclass
+class ConfigChange:
+    kind: str
+    namespace: str
+    family: str
+    old_name: str | None
+    new_name: str | None
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    diffs: dict[str, list[str]] = field(default_factory=dict)  # ConfigMaps only
+    # The names workloads read it by, where they differ (the Secret an ExternalSecret makes): old, new.
+    made: tuple[str | None, str | None] = (None, None)
+
+    @property
+    def status(self) -> str:
+        return "added" if self.old_name is None else "removed" if self.new_name is None else "changed"
+
+    @property
+    def renamed(self) -> bool:
+        return self.old_name is not None and self.new_name is not None and self.old_name != self.new_name
+
+    @property
+    def shows_names(self) -> bool:
+        """A Secret's hashed name is a digest of its values (likewise every kind whose values are
+        secret, core.kinds): a plan never shows it."""
+        return not BY_KIND[self.kind].secret
+
+    @property
+    def keys(self) -> set[str]:
+        return set(self.added) | set(self.removed) | set(self.changed)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"kind": self.kind, "namespace": self.namespace, "name": self.family}
+        if self.shows_names:
+            out |= {"oldName": self.old_name, "newName": self.new_name}
+        out |= {"status": self.status, "renamed": self.renamed, "added": self.added, "removed": self.removed,
+                "changed": self.changed}
+        if self.kind == "ConfigMap":
+            out["diffs"] = self.diffs
+        return out
+
+
+@dataclass
+class Roll:
+    """One workload that reads a changed object: how it takes the change."""
+
+    kind: str
+    namespace: str
+    name: str
+    category: str
+    text: str
+    field: str
+    replicas: str | None
+    reads: dict[str, list[str]]  # "Kind name" -> changed keys it reads ([ALL]: every key)
+    reads_changed: bool
+    template_changes: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name, "category": self.category,
+                "field": self.field, "text": self.text, "replicas": self.replicas, "reads": self.reads,
+                "readsChangedKeys": self.reads_changed, "templateChanges": self.template_changes}
+
+
+@dataclass
+class ChangePlan:
+    configs: list[ConfigChange]
+    rolls: list[Roll]
+
+    def categories(self) -> set[str]:
+        found = {r.category for r in self.rolls}
+        found |= {"unread" for r in self.rolls if r.template_changes and not r.reads_changed}
+        return found
+
+    def to_json(self) -> dict[str, object]:
+        return {"apiVersion": "krmfn.dev/plan/v1", "configs": [c.to_json() for c in self.configs],
+                "workloads": [r.to_json() for r in self.rolls]}
+
+
+# --- reading a render ----------------------------------------------------------------------
+
+def read_render(data: bytes) -> list[Obj]:
+    """Every object of a render: a ResourceList's items, or each document of a stream."""
+    doc = Doc.parse(data)
+    nodes = [doc.resolve(n) for n in doc.documents()]
+    if len(nodes) == 1 and doc.is_map(nodes[0]) and doc.str(doc.get(nodes[0], "kind")) == "ResourceList":
+        items = doc.get(nodes[0], "items")
+        nodes = [doc.resolve(n) for n in doc.children(doc.resolve(items))] if items is not None else []
+    out = []
+    for node in nodes:
+        if not doc.is_map(node):
+            continue
+        data_ = to_data(doc, node)
+        assert isinstance(data_, dict)
+        meta = data_.get("metadata") if isinstance(data_.get("metadata"), dict) else {}
+        assert isinstance(meta, dict)
+        name, kind = str(meta.get("name") or ""), str(data_.get("kind") or "")
+        if not name or not kind:
+            continue
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        assert isinstance(annotations, dict) and isinstance(labels, dict)
+        family = str(annotations.get(ORIGINAL_NAME) or labels.get(FAMILY) or name) if kind in CONFIG_KINDS else name
+        out.append(Obj(str(data_.get("apiVersion") or ""), kind, str(meta.get("namespace") or ""), name, family,
+                       data_, doc, node))
+    return out
+
+
+# --- configs -------------------------------------------------------------------------------
+
+def _values(obj: Obj | None) -> dict[str, tuple[str, str]]:
+    """Each key: (section, value); a Secret's stringData is read as its data would be. The secret
+    controllers' kinds: the keys of the Secret they make, where their spec says (core.controllers)."""
+    out: dict[str, tuple[str, str]] = {}
+    if obj is None:
+        return out
+    if obj.kind not in ("ConfigMap", "Secret"):
+        from krmfn.core.controllers import made_keys  # here, for start-up time: few plans hold one
+
+        return made_keys(obj.kind, obj.data)
+    sections = ("data", "binaryData") if obj.kind == "ConfigMap" else ("data", "stringData")
+    for section in sections:
+        values = obj.data.get(section)
+        if isinstance(values, dict):
+            for key, value in values.items():
+                text = "" if value is None else str(value)
+                if section == "stringData":  # as the API server stores it
+                    text = base64.b64encode(text.encode()).decode()
+                out[str(key)] = ("data" if section == "stringData" else section, text)
+    return out
+
+
+def _size(text: str) -> int:
+    try:
+        return len(base64.b64decode("".join(text.split()), validate=True))
+    except (binascii.Error, ValueError):
+        return len(text)
+
+
+def _trim(line: str) -> str:
+    return line if len(line) <= MAX_WIDTH else line[:MAX_WIDTH - 1] + "…"
+
+
+def value_diff(old: tuple[str, str], new: tuple[str, str]) -> list[str]:
+    """A short diff of one ConfigMap value: unified lines, trimmed; binaryData as sizes."""
+    if "binaryData" in (old[0], new[0]):
+        sizes = [f"{_size(v)} bytes" if s == "binaryData" else f"{len(v.encode())} bytes of text"
+                 for s, v in (old, new)]
+        return [f"binary: {sizes[0]} -> {sizes[1]}"]
+    lines = [line.rstrip("\n") for line in difflib.unified_diff(
+        old[1].splitlines(), new[1].splitlines(), lineterm="", n=1)][2:]
+    if len(lines) > MAX_LINES:
+        lines = lines[:MAX_LINES] + [f"... {len(lines) - MAX_LINES} more lines"]
+    return [_trim(line) for line in lines]
+
+
+def config_change(old: Obj | None, new: Obj | None) -> ConfigChange | None:
+    """What changed between two versions of one ConfigMap or Secret; None when nothing did."""
+    some = new or old
+    assert some is not None
+    before, after = _values(old), _values(new)
+    change = ConfigChange(some.kind, some.namespace, some.family, old.name if old else None,
+                          new.name if new else None, made=(_made(old), _made(new)))
+    change.added = sorted(set(after) - set(before))
+    change.removed = sorted(set(before) - set(after))
+    change.changed = sorted(k for k in set(before) & set(after) if before[k] != after[k])
+    if some.kind == "ConfigMap":
+        change.diffs = {k: value_diff(before[k], after[k]) for k in change.changed}
+    if old is not None and new is not None and not change.keys and _rest(old) == _rest(new):
+        return None
+    return change
+
+
+def _rest(obj: Obj) -> object:
+    """What else an object holds (type, immutable), apart from its values and names."""
+    if obj.kind not in ("ConfigMap", "Secret"):  # a custom resource: its spec, less the made name
+        from krmfn.core.controllers import made_rest  # here, for start-up time: few plans hold one
+
+        return made_rest(obj.kind, obj.data)
+    return {k: v for k, v in obj.data.items() if k not in ("data", "binaryData", "stringData", "metadata")}
+
+
+def _made(obj: Obj | None) -> str | None:
+    """The name workloads read it by, when its controller makes an object of another name."""
+    if obj is None:
+        return None
+    path = BY_KIND[obj.kind].made_name
+    found = _at(obj.data, path) if path else None
+    return found if isinstance(found, str) and found else obj.name
+
+
+# --- workloads -----------------------------------------------------------------------------
+
+def _pod_path(obj: Obj) -> tuple[str, ...] | None:
+    group = obj.api_version.rpartition("/")[0]
+    for g, kind, path in POD_SPEC_KINDS:
+        if kind == obj.kind and (g is None or g == group):
+            return tuple(path.split("/"))
+    return None
+
+
+def _at(node: object, path: tuple[str, ...]) -> object:
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _read(reads: dict[tuple[str, str], set[str]], kind: str, name: object, key: object) -> None:
+    if isinstance(name, str) and name:
+        reads.setdefault((kind, name), set()).add(key if isinstance(key, str) else ALL)
+
+
+def pod_reads(pod: object) -> dict[tuple[str, str], set[str]]:
+    """Which keys of which (kind, name) a pod spec reads: env keys, volume items; ALL for envFrom
+    and whole volumes."""
+    reads: dict[tuple[str, str], set[str]] = {}
+    if not isinstance(pod, dict):
+        return reads
+    for containers in (pod.get(c) for c in CONTAINER_LISTS):
+        for c in containers if isinstance(containers, list) else ():
+            if not isinstance(c, dict):
+                continue
+            for env in c.get("env") or ():
+                for ref, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
+                    found = _at(env, ("valueFrom", ref))
+                    if isinstance(found, dict):
+                        _read(reads, kind, found.get("name"), found.get("key"))
+            for env in c.get("envFrom") or ():
+                for ref, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+                    found = _at(env, (ref,))
+                    if isinstance(found, dict):
+                        _read(reads, kind, found.get("name"), None)
+    for volume in pod.get("volumes") or ():
+        if not isinstance(volume, dict):
+            continue
+        sources: list[tuple[object, str, str]] = [
+            (volume.get("configMap"), "ConfigMap", "name"), (volume.get("secret"), "Secret", "secretName")]
+        projected = _at(volume, ("projected", "sources"))
+        for source in projected if isinstance(projected, list) else ():
+            if isinstance(source, dict):
+                sources += [(source.get("configMap"), "ConfigMap", "name"), (source.get("secret"), "Secret", "name")]
+        for src, ref_kind, name_key in sources:
+            if not isinstance(src, dict):
+                continue
+            items = src.get("items")
+            if isinstance(items, list) and items:
+                for item in items:
+                    _read(reads, ref_kind, src.get(name_key), item.get("key") if isinstance(item, dict) else None)
+            else:
+                _read(reads, ref_kind, src.get(name_key), None)
+    return reads
+
+
+def _category(found: rollout.Verdict) -> str:
+    text = found[2]
+    if "Recreate" in text:
+        return "downtime"
+    if "OnDelete" in text:
+        return "on-delete"
+    if text.startswith("cannot be applied"):
+        return "cannot-apply"
+    if text.startswith(("is paused", "is suspended")):
+        return "paused"
+    if text.startswith("does not roll"):
+        return "no-roll"
+    return "rolls"
+
+
+def _replicas(obj: Obj) -> str | None:
+    if obj.kind == "DaemonSet":
+        return "one per node"
+    if obj.kind in ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout", "CloneSet"):
+        spec = obj.data.get("spec")
+        value = spec.get("replicas") if isinstance(spec, dict) else None
+        return str(value) if value is not None else "1"
+    if obj.kind == "Pod":
+        return "1"
+    return None
+
+
+def _template(obj: Obj) -> object:
+    path = _pod_path(obj)
+    if path is not None:
+        return _at(obj.data, path[:-1] if path[-1] == "spec" and len(path) > 1 else path)
+    return obj.data.get("spec")
+
+
+def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]:
+    """Which keys of which (kind, name) a workload reads: key by key in its pod spec, and every key
+    of each other object the reference table finds it naming (an operator's spec, Argo's templates)."""
+    reads = pod_reads(_at(obj.data, _pod_path(obj) or ("spec", "template", "spec")))
+    walk = table.walk_for(obj.api_version, obj.kind)
+    for node, kind, _ in find(obj.doc, obj.node, walk) if walk is not None else ():
+        if (kind, obj.doc.str(node)) not in reads:
+            _read(reads, kind, obj.doc.str(node), None)
+    return reads
+
+
+def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) -> ChangePlan:
+    """Pair the two renders' objects, and say what changed and who rolls."""
+    table = table or ReferenceTable.builtin()
+    def key(o: Obj) -> tuple[str, str, str]:
+        return o.kind, o.namespace, o.family
+    before = {key(o): o for o in old if o.kind in CONFIG_KINDS}
+    after = {key(o): o for o in new if o.kind in CONFIG_KINDS}
+    configs = [c for k in sorted(set(before) | set(after))
+               if (c := config_change(before.get(k), after.get(k))) is not None]
+    by_name: dict[tuple[str, str, str], ConfigChange] = {}
+    for c in configs:
+        for name in c.made:  # the names workloads read it by (an ExternalSecret's: the Secret it makes)
+            if name:
+                by_name[(BY_KIND[c.kind].reference_kind, c.namespace, name)] = c
+    old_workloads = {(o.kind, o.namespace, o.name): o for o in old if o.kind not in CONFIG_KINDS}
+    rolls = []
+    for obj in new:
+        if obj.kind in CONFIG_KINDS or rollout.way(obj.api_version, obj.kind) is None:
+            continue
+        reads: dict[str, list[str]] = {}
+        reads_changed, renamed = False, False
+        for (kind, name), keys in reads_of(obj, table).items():
+            change = by_name.get((kind, obj.namespace, name))
+            if change is None:
+                continue
+            # ALL among the changed keys: a change whose keys are not known (an ExternalSecret's store).
+            hit = sorted(change.keys if ALL in keys else keys if ALL in change.keys else keys & change.keys)
+            reads[f"{change.kind} {change.family}"] = [ALL] if ALL in keys else hit
+            reads_changed = reads_changed or bool(hit) or change.status != "changed"
+            renamed = renamed or change.renamed
+        if not reads:
+            continue
+        previous = old_workloads.get((obj.kind, obj.namespace, obj.name))
+        template_changes = previous is None or _template(previous) != _template(obj)
+        found = rollout.verdict(obj.doc, obj.node, obj.api_version, obj.kind)
+        assert found is not None
+        what = " or ".join(reads)
+        how = "its hashed name changes with it" if len(reads) == 1 else "their hashed names change with them"
+        when = f"when {what} changes" + (f" ({how})" if renamed else "")
+        category, text = _category(found), found[2].replace("{when}", when)
+        if not template_changes:
+            category, text = "no-roll", ("does not roll: its pod template does not change, so running pods keep "
+                                         "the old values until they restart")
+        rolls.append(Roll(obj.kind, obj.namespace, obj.name, category, text, found[1], _replicas(obj), reads,
+                          reads_changed, template_changes))
+    return ChangePlan(configs, rolls)
+
+
+__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "plan", "pod_reads", "read_render"]
