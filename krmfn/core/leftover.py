@@ -10,7 +10,9 @@ walked paths: this looks at text, by the name alone. To keep false alarms few:
   for every original name at once; only an item that holds one more often than it has
   references to it is parsed again;
 - a name matches whole, between characters a name cannot hold (``db`` is not in ``dbhost``,
-  ``db-1`` or ``app.db``; a name followed by ``.`` and a letter is a DNS name, not this one);
+  ``db-1`` or ``app.db``; a name followed by ``.`` and a letter is a DNS name, and one followed by ``/`` a directory
+  of a path such as ``/scripts/build.sh``, and one after a lone ``/`` an absolute path such as
+  ``-path=/migrations``, while ``ns/db`` is still this one);
 - only the places above are read: never a reference krmfn rewrites, ``metadata.name``, labels,
   the renamed object's own text, or annotations other tools write (krmfn's, Reloader's, Helm's,
   kubectl's last-applied copy);
@@ -39,7 +41,7 @@ _NAME_CHARS = "A-Za-z0-9_\\-"
 
 def _pattern(names: list[str]) -> str:
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return rf"(?<![{_NAME_CHARS}.])(?:{alternatives})(?![{_NAME_CHARS}]|\.[A-Za-z0-9])"
+    return rf"(?<![{_NAME_CHARS}.])(?<!^/)(?<![^{_NAME_CHARS}.]/)(?:{alternatives})(?![{_NAME_CHARS}/]|\.[A-Za-z0-9])"
 
 
 def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], int, bool]]:

@@ -102,3 +102,9 @@ def test_a_run_with_no_rename_never_looks(monkeypatch):
     monkeypatch.setattr(leftover, "leftovers", boom)
     out = run(resource_list(CM.replace('"true"', '"false"') + deployment("args: [db]")))
     assert exit_code(out) == 0
+
+
+@pytest.mark.parametrize("arg", ["-path=/db", "/db/run.sh", "sh /db"])
+def test_a_file_path_is_not_a_leftover(arg):
+    """The argo-workflows and suffix-jobs examples mount a ConfigMap at /its-name: a path, not a name."""
+    assert leftovers(CM + deployment(f"args: ['{arg}']")) == []
