@@ -108,3 +108,17 @@ def test_a_run_with_no_rename_never_looks(monkeypatch):
 def test_a_file_path_is_not_a_leftover(arg):
     """The argo-workflows and suffix-jobs examples mount a ConfigMap at /its-name: a path, not a name."""
     assert leftovers(CM + deployment(f"args: ['{arg}']")) == []
+
+
+def test_a_run_with_no_rename_does_not_scan(monkeypatch):
+    """Runs with no rename pay nothing: the scan is never called (it would raise here)."""
+    import krmfn.core.leftover as leftover
+
+    def refuse(*_):
+        raise AssertionError("scanned for leftovers in a run that renames nothing")
+
+    monkeypatch.setattr(leftover, "leftovers", refuse)
+    plain = CM.replace("    annotations: {krmfn.dev/content-hash: \"true\"}\n", "")
+    assert leftovers(plain + deployment("args: [--config, db]")) == []
+    with pytest.raises(AssertionError, match="renames nothing"):
+        leftovers(CM + deployment("args: [--config, db]"))
