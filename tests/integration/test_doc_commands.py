@@ -1,8 +1,11 @@
 """Every command block the README and docs/*.md mark ``<!-- run -->``, run as a reader would run it.
 
 Each block runs with ``bash -euo pipefail`` from the top of a fresh copy of the repository
-(tooling.fresh_copy), with the work tree's ``krmfn`` first on PATH and an empty home directory,
-and must exit 0. ``<!-- run: needs TOOL, ... -->`` says what else it needs: ``kpt`` and
+(tooling.fresh_copy, committed to a git repository of its own as a clone would be), with the work
+tree's ``krmfn`` first on PATH and an empty home directory, must exit 0, and must leave the copy
+as it found it: ``git status --porcelain`` prints nothing afterwards (a reader who runs a page's
+commands in their clone, then another page's, must not find a file changed or a stray file made;
+what .gitignore ignores, such as ``.venv/`` and ``dist/``, may be made). ``<!-- run: needs TOOL, ... -->`` says what else it needs: ``kpt`` and
 ``kubectl`` from PATH, ``helm3`` or ``helm4`` (as tooling.fetch_helm gets them, on PATH as
 ``helm``), ``docker`` (the image, built once by the session's ``make image``). A block whose tool
 is missing skips, saying so; ``needs a cluster`` always skips, since no Kubernetes API server can
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from doc_pages import CLUSTER, Block, all_blocks
-from tooling import fetch_helm, fresh_copy, need, run, write_krmfn
+from tooling import GIT, fetch_helm, fresh_copy, git_snapshot, need, run, write_krmfn
 
 RUN = [b for b in all_blocks() if b.marker == "run" or (b.marker or "").startswith("run: needs ")]
 
@@ -47,9 +50,13 @@ def test_documented_command(block: Block, tmp_path: Path, request: pytest.Fixtur
     home = tmp_path / "home"
     home.mkdir()
     clone = fresh_copy(tmp_path / "krmfn")
+    git_snapshot(clone)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HELM_", "KUSTOMIZE_", "XDG_", "KRMFN_")) and k not in ("KUBECONFIG", "PYTHONPATH")}
     env.update(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     done = run(["bash", "-euo", "pipefail", "-c", block.body], cwd=clone, env=env, timeout=600)
     assert done.returncode == 0, f"{block.where}:\n{block.body}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     assert done.stdout or "> " in block.body, f"{block.where} printed nothing"
+    status = run([*GIT, "status", "--porcelain", "--untracked-files=all"], cwd=clone)
+    assert status.returncode == 0, status.stderr
+    assert status.stdout == "", f"{block.where} leaves the clone changed (git status):\n{status.stdout}{block.body}"

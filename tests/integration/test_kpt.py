@@ -129,7 +129,8 @@ def test_stable_name_example_rolls_by_the_hash_and_keeps_the_name(kpt: str, tmp_
 
 
 def test_top_level_kptfile_renders_the_example_package(kpt: str, tmp_path: Path) -> None:
-    """From the repository's top, kpt renders examples/kpt and reads nothing else as a resource."""
+    """From the repository's top, kpt renders examples/kpt (and finds the other kpt examples, which
+    have no pipeline) and reads nothing else as a resource."""
     bin_dir = tmp_path / "bin"
     write_krmfn(bin_dir)
     top = tmp_path / "repo"
@@ -222,18 +223,34 @@ def test_kpt_live_leaves_the_function_config_out(kpt: str, tmp_path: Path) -> No
 
 
 def test_readme_render_commands_leave_the_clone_clean(kpt: str, tmp_path: Path) -> None:
-    """docs/kpt.md's render lines, as written, in a fresh copy: they print the render, and the
-    copy's files stay as they were."""
+    """docs/kpt.md's render lines, as written, in a fresh copy: they print what the page says they
+    print, and the copy's files stay as they were."""
     readme = (REPO / "docs" / "kpt.md").read_text()
     block = readme[readme.index("<!-- kpt-render -->\n```sh\n") + len("<!-- kpt-render -->\n```sh\n"):]
-    lines = [line.split("#")[0].strip() for line in block[:block.index("```")].splitlines()]
+    lines_text = block[:block.index("```")]
+    lines = [line.split("#")[0].strip() for line in lines_text.splitlines()]
     assert len(lines) == 2
     bin_dir = tmp_path / "bin"
     write_krmfn(bin_dir)
     clone = fresh_copy(tmp_path / "krmfn")
     git_snapshot(clone)
+    printed = []
     for line in lines:
         done = run(["bash", "-c", line], cwd=clone, env=env_with(bin_dir))
         assert done.returncode == 0, done.stderr
         assert "name: api-config-" in done.stdout and "kind: Deployment" in done.stdout
         assert git_diff(clone) == "", line
+        printed.append(done)
+    # What the page says the second line prints: three packages, examples/kpt as the first line
+    # prints it, then examples/kpt-eval and examples/stable-name as they are; krmfn runs once.
+    package, top = printed
+    packages = re.findall(r'^Package "([^"]*)"', top.stderr, re.M)
+    assert [p.removeprefix(clone.name).lstrip("/") for p in packages] == \
+        ["examples/kpt", "examples/kpt-eval", "examples/stable-name", ""], top.stderr
+    assert top.stderr.count("[RUNNING]") == 1, top.stderr
+    assert top.stdout.startswith(package.stdout)
+    rest = list(yaml.safe_load_all(top.stdout[len(package.stdout):]))
+    as_in_git = [doc for name in ("kpt-eval", "stable-name") for file in ("Kptfile", "configmaps.yaml", "workloads.yaml")
+                 for doc in yaml.safe_load_all((clone / "examples" / name / file).read_text())]
+    assert rest == as_in_git
+    assert "three packages" in lines_text and "krmfn runs once, for `examples/kpt`" in readme
