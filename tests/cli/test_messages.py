@@ -93,3 +93,12 @@ def test_a_line_break_inside_a_message_is_written_escaped(capsys):
 
     say("first\nsecond\r")
     assert capsys.readouterr().err == "krmfn: first\\nsecond\\r\n"
+
+
+def test_a_binary_yaml_file_is_called_binary_data_never_utf16(tmp_path):
+    blob = tmp_path / "blob.yaml"
+    blob.write_bytes(b"\x00\x00\x01\x00" + bytes(range(1, 256)) * 2)  # an icon file, say
+    done = krmfn([str(blob)], "")
+    assert done.returncode == 1
+    assert done.stderr == (f"krmfn: error: {blob}: the input is binary data, not text: it holds a zero byte at line "
+                           "1, column 1; krmfn reads YAML manifests in UTF-8\n")
