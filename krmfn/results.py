@@ -43,6 +43,10 @@ class Result:
     field_path: str | None = None
     current: str | None = None
     proposed: str | None = None
+    # Lines to paste (a fieldSpecs snippet), never part of the one-line message: on stderr only
+    # with -v, and in the function's results as ``tags: {<detail_tag>: ...}``.
+    detail: str | None = None
+    detail_tag: str = "detail"
 
     def to_data(self) -> dict[str, object]:
         out: dict[str, object] = {"message": self.message, "severity": self.severity}
@@ -55,6 +59,8 @@ class Result:
             if self.proposed is not None:
                 fld["proposedValue"] = self.proposed
             out["field"] = fld
+        if self.detail is not None:
+            out["tags"] = {self.detail_tag: self.detail}
         return out
 
     def __str__(self) -> str:

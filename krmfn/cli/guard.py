@@ -16,6 +16,7 @@ OK = 0  # success
 FAILED = 1  # the function reported an error result (nothing was written); gc: a deletion failed
 USAGE = 2  # bad arguments, options, files or live state, nothing piped in; or an internal error
 PREFIX = "krmfn"  # of every stderr line, in every mode
+_ONE_LINE = str.maketrans({"\n": "\\n", "\r": "\\r"})  # a message is one line, whatever it holds
 
 
 def exit_code(results: list[Result]) -> int:
@@ -24,14 +25,19 @@ def exit_code(results: list[Result]) -> int:
 
 
 def report(results: list[Result], verbose: bool) -> None:
-    """Errors and warnings on stderr, one line each; infos too when verbose."""
+    """Errors and warnings on stderr, one line each; infos too when verbose, and each result's
+    detail (a snippet to paste) as lines of its own after it."""
     for r in results:
         if r.severity != "info" or verbose:
-            sys.stderr.write(f"{PREFIX}: {r}\n")
+            say(str(r))
+            if verbose and r.detail:
+                for line in r.detail.splitlines():
+                    sys.stderr.write(f"{PREFIX}:   {line}\n")
 
 
 def say(message: str) -> None:
-    sys.stderr.write(f"{PREFIX}: {message}\n")
+    """One line, whatever the message holds: a line break in it is written as ``\\n``."""
+    sys.stderr.write(f"{PREFIX}: {message.translate(_ONE_LINE)}\n")
 
 
 def guarded(run: Callable[[], int], debug: bool) -> int:

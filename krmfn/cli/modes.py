@@ -225,13 +225,18 @@ def _limits(args: argparse.Namespace) -> Limits:
     return Limits() if args.max_input_size is None else Limits(max_input_bytes=args.max_input_size)
 
 
-def _stream(args: argparse.Namespace, config_path: str | None = None) -> int:
+def _stream(args: argparse.Namespace, config_path: str | None = None, helm: bool = False) -> int:
     if sys.stdin.isatty():  # `krmfn helm` typed at a terminal, meaning a directory named helm?
         raise ConfigError("this mode reads a YAML stream on stdin, and none is piped in (a directory named "
                           "like a mode is ./NAME)")
     fc, named = _function_config(args, config_path)
     limits = _limits(args)
-    outcome = run_stream(read_limited(sys.stdin.buffer, limits.max_input_bytes), fc, limits, named)
+    data = read_limited(sys.stdin.buffer, limits.max_input_bytes)
+    outcome = run_stream(data, fc, limits, named)
+    if helm and not outcome.failed:  # Helm 4 passes hooks to its post-renderer, Helm 3 never does
+        from krmfn.cli.helm_hooks import warnings  # imported here, for start-up time: the Helm route only
+
+        outcome.results += warnings(data, outcome.stdout)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -300,7 +305,7 @@ def _helm(argv: list[str]) -> int:
                 raise ConfigError(f"KRMFN_SUFFIX_JOBS is {env['suffix_jobs']!r}; use true or false")
     except ConfigError as exc:
         return _usage(str(exc))
-    return guarded(lambda: _stream(args), args.debug)
+    return guarded(lambda: _stream(args, helm=True), args.debug)
 
 
 def _plugin(argv: list[str]) -> int:

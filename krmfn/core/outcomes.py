@@ -88,7 +88,8 @@ def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Refer
             from krmfn.core.annotate import annotation  # here, for start-up time: stable-name runs only
 
             out.annotation = annotation(res, path, value)
-    if config.suffix_jobs and res.kind == "Job" and (renamed or stable):
+    generated = verdict is not None and verdict[1] == rollout.GENERATED  # a new Job each create: no rename
+    if config.suffix_jobs and res.kind == "Job" and (renamed or stable) and not generated:
         from krmfn.core import jobs  # here, for start-up time: only suffixJobs runs need it
 
         if jobs.is_job(res):

@@ -22,6 +22,8 @@ from krmfn.results import ResourceRef, Result, Severity
 # (severity, the field that decides, what happens): read in the scan, worded in the plan. A
 # tuple, so that a forked scan sends it back cheaply (core.parallel).
 Verdict = tuple[Severity, str, str]
+# The field a verdict names for an object the API server names (a new one each create).
+GENERATED = "metadata.generateName"
 
 
 # Rows are plain classes, not dataclasses: the module is imported on every run, and a
@@ -41,12 +43,15 @@ class Way:
     """How one kind takes a new pod template. ``text`` reads after the referrer's name, with
     ``{when}`` for the change it is about ("when ConfigMap api-config changes")."""
 
-    __slots__ = ("field", "group", "kind", "severity", "text", "unless")
+    __slots__ = ("field", "fresh", "group", "kind", "severity", "text", "unless")
 
     def __init__(self, group: str | None, kind: str, field: str, text: str, severity: Severity = "info",
-                 unless: tuple[Unless, ...] = ()) -> None:
+                 unless: tuple[Unless, ...] = (), fresh: str | None = None) -> None:
         self.group = group  # None: any API group
         self.kind, self.field, self.text, self.severity, self.unless = kind, field, text, severity, unless
+        # What an object of the kind with generateName and no name does instead: each create makes
+        # a new one, so nothing is applied over a live object and its immutability does not matter.
+        self.fresh = fresh
 
 
 def _paused(path: str, what: str = "the new pod template waits until it is resumed") -> Unless:
@@ -76,10 +81,14 @@ WAYS: tuple[Way, ...] = (
         "warning"),
     Way("", "Pod", "spec",
         "cannot be applied over the live Pod {when}: a Pod's spec is immutable; delete the Pod before applying, or "
-        "run it from a Deployment", "warning"),
+        "run it from a Deployment", "warning",
+        fresh="is a new Pod each time it is created (metadata.generateName, no name): the next one starts with the "
+              "new version {when}; Pods created before keep the old one"),
     Way("batch", "Job", "spec.template",
         "cannot be applied over the live Job {when}: a Job's pod template is immutable; set suffixJobs: true (a "
-        "new Job each time), or delete the Job before applying", "warning"),
+        "new Job each time), or delete the Job before applying", "warning",
+        fresh="is a new Job each time it is created (metadata.generateName, no name): the next one runs with the "
+              "new version {when}; Jobs created before keep the old one"),
     Way("batch", "CronJob", "spec.jobTemplate",
         "starts its next Job with the new version {when}; a Job already running keeps the old one",
         unless=(Unless("spec.suspend", "true", "warning",
@@ -117,6 +126,8 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
     w = way(api_version, kind)
     if w is None:
         return None
+    if w.fresh is not None and generated(doc, node):
+        return "info", GENERATED, w.fresh
     for unless in w.unless:
         at: int | None = node
         for key in unless.keys:
@@ -124,6 +135,16 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
         if at is not None and doc.str(at) == unless.value:
             return unless.severity, unless.path, unless.text
     return w.severity, w.field, w.text
+
+
+def generated(doc: Doc, node: int) -> bool:
+    """Whether the object is named by the API server (``generateName``, no ``name``)."""
+    meta = doc.get(node, "metadata")
+    meta = doc.resolve(meta) if meta is not None else None
+    if meta is None or not doc.is_map(meta):
+        return False
+    name = doc.get(meta, "name")
+    return (name is None or not doc.str(name)) and doc.get(meta, "generateName") is not None
 
 
 def when(renamed: Sequence[tuple[str, str, str]], stable: Sequence[tuple[str, str]] = (),

@@ -1,5 +1,12 @@
 """Kubernetes label selectors, in both forms users write them: ``matchLabels``/``matchExpressions``
 and ``kubectl -l`` text. Why here: ``selector`` opts objects in by their labels.
+
+The text form is read as k8s.io/apimachinery reads it (``pkg/labels/selector.go``: its lexer,
+its recursive-descent parser and ``NewRequirement``'s checks), so that a selector kubectl refuses
+is refused here and one it takes means the same objects: ``=``, ``==``, ``!=``, ``in``, ``notin``,
+``>``, ``<``, a bare key (exists) and ``!key``; an empty value (``a=``), an empty set (``a in ()``,
+which means the empty value) and empty entries in a set (``(a,,b)``) are values; an empty term
+(``a=b,,c``, a trailing comma) is an error.
 """
 
 from __future__ import annotations
@@ -9,11 +16,26 @@ from dataclasses import dataclass
 
 from krmfn.results import Where
 
+# Operators as kubectl spells them in the text form, and what each means here.
+_EXACT = {"=": "In", "==": "In", "!=": "NotIn", ">": "Gt", "<": "Lt"}
+_SETS = {"in": "In", "notin": "NotIn"}
+_KEYWORDS = frozenset(_SETS)
+_SPECIAL = frozenset("=!(),><")
+_WHITESPACE = frozenset(" \t\r\n")
+_TWO_CHAR = frozenset(("!=", "=="))
+END = ""  # the token after the last one (a literal no other token has)
+# apimachinery's label key and value rules (pkg/api/validate/content: IsLabelKey, IsLabelValue).
+_NAME = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # Go's strconv.ParseInt(s, 10, 64), before its range check
+_INT64 = 1 << 63
+EXAMPLE = "write terms like app=web, tier in (a,b), !legacy, joined by commas"
+
 
 @dataclass(frozen=True)
 class Requirement:
     key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist
+    operator: str  # In, NotIn, Exists, DoesNotExist; Gt, Lt (the text form only, as in kubectl)
     values: tuple[str, ...] = ()
 
     def matches(self, labels: dict[str, str]) -> bool:
@@ -23,7 +45,20 @@ class Requirement:
             return self.key not in labels
         if self.operator == "In":
             return labels.get(self.key) in self.values
-        return labels.get(self.key) not in self.values  # NotIn also matches a missing key
+        if self.operator == "NotIn":
+            return labels.get(self.key) not in self.values  # NotIn also matches a missing key
+        value = _integer(labels.get(self.key))  # Gt, Lt: a label that is not an integer never matches
+        bound = _integer(self.values[0])
+        if value is None or bound is None:
+            return False
+        return value > bound if self.operator == "Gt" else value < bound
+
+
+def _integer(text: str | None) -> int | None:
+    if text is None or not _INTEGER.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else None
 
 
 @dataclass(frozen=True)
@@ -37,25 +72,163 @@ class LabelSelector:
 
     @classmethod
     def parse(cls, text: str, at: Where) -> LabelSelector:
-        """Parse ``kubectl -l`` syntax: ``a=b,c!=d,e in (x,y),f notin (z),g,!h``."""
-        terms = [t.strip() for t in re.split(r",(?![^()]*\))", text) if t.strip()]
-        reqs = []
-        for term in terms:
-            m = re.fullmatch(r"([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)", term)
-            if m:
-                values = tuple(v.strip() for v in m.group(3).split(",") if v.strip())
-                reqs.append(Requirement(m.group(1), "In" if m.group(2) == "in" else "NotIn", values))
-                continue
-            m = re.fullmatch(r"([\w./-]+)\s*(==|=|!=)\s*([\w.-]*)", term)
-            if m:
-                reqs.append(Requirement(m.group(1), "NotIn" if m.group(2) == "!=" else "In", (m.group(3),)))
-                continue
-            m = re.fullmatch(r"(!?)\s*([\w./-]+)", term)
-            if m:
-                reqs.append(Requirement(m.group(2), "DoesNotExist" if m.group(1) else "Exists"))
-                continue
-            raise at.error(f"{term!r} is not a label selector term (try app=web, tier in (a,b), !legacy)")
-        return cls(tuple(reqs))
+        """Parse ``kubectl -l`` syntax: ``a=b,c!=d,e in (x,y),f notin (z),g,!h``, as kubectl does."""
+        try:
+            return cls(tuple(_Parser(_lex(text)).selector()))
+        except _Refused as exc:
+            raise at.error(f"{text!r} is not a label selector kubectl would read ({exc}); {EXAMPLE}") from None
+
+
+class _Refused(Exception):
+    """Why the text is not a selector: a few words, as the parser finds it."""
+
+
+def _lex(text: str) -> list[tuple[str, str]]:
+    """Tokens as apimachinery's lexer cuts them: (kind, literal), kind ``id``, ``in``/``notin``
+    (keywords), a symbol (``=``, ``==``, ``!=``, ``!``, ``(``, ``)``, ``,``, ``>``, ``<``), then END."""
+    tokens, pos = [], 0
+    while True:
+        while pos < len(text) and text[pos] in _WHITESPACE:
+            pos += 1
+        if pos == len(text):
+            tokens.append((END, END))
+            return tokens
+        if text[pos] in _SPECIAL:  # the longest operator that starts here
+            size = 2 if text[pos:pos + 2] in _TWO_CHAR else 1
+            tokens.append((text[pos:pos + size], text[pos:pos + size]))
+            pos += size
+            continue
+        start = pos
+        while pos < len(text) and text[pos] not in _SPECIAL and text[pos] not in _WHITESPACE:
+            pos += 1
+        word = text[start:pos]
+        tokens.append((word if word in _KEYWORDS else "id", word))
+
+
+def _shown(literal: str) -> str:
+    return "the end" if literal == END else repr(literal)
+
+
+class _Parser:
+    """apimachinery's recursive descent, step for step. Where a value may stand (a key, a value),
+    ``in`` and ``notin`` are plain words."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens, self.pos = tokens, 0
+
+    def peek(self, values: bool = True) -> tuple[str, str]:
+        kind, literal = self.tokens[self.pos]
+        return ("id", literal) if values and kind in _KEYWORDS else (kind, literal)
+
+    def take(self, values: bool = True) -> tuple[str, str]:
+        token = self.peek(values)
+        self.pos += 1
+        return token
+
+    def selector(self) -> list[Requirement]:
+        requirements: list[Requirement] = []
+        while True:
+            kind, literal = self.peek()
+            if kind == END:
+                return requirements
+            if kind not in ("id", "!"):
+                raise _Refused(f"found {_shown(literal)} where a key or ! should be")
+            requirements.append(self.requirement())
+            kind, literal = self.take()
+            if kind == END:
+                return requirements
+            if kind != ",":
+                raise _Refused(f"found {_shown(literal)} where a comma or the end should be")
+            if self.peek()[0] not in ("id", "!"):
+                raise _Refused(f"found {_shown(self.peek()[1])} where a key should follow a comma")
+
+    def requirement(self) -> Requirement:
+        absent = self.peek()[0] == "!"
+        if absent:
+            self.take()
+        kind, key = self.take()
+        if kind != "id":
+            raise _Refused(f"found {_shown(key)} where a key should be")
+        _check_key(key)
+        if absent:
+            return Requirement(key, "DoesNotExist")
+        if self.peek()[0] in (END, ","):
+            return Requirement(key, "Exists")
+        kind, literal = self.take(values=False)
+        if kind in _SETS:
+            return Requirement(key, _SETS[kind], _check_values(key, self.value_set()))
+        if kind not in _EXACT:
+            raise _Refused(f"found {_shown(literal)} after the key {key!r} where an operator should be "
+                           "(in, notin, =, ==, !=, >, <)")
+        value = self.exact_value()
+        _check_values(key, (value,))
+        if kind in (">", "<") and _integer(value) is None:
+            raise _Refused(f"the value of {key}{kind} must be an integer, not {value!r}")
+        return Requirement(key, _EXACT[kind], (value,))
+
+    def value_set(self) -> tuple[str, ...]:
+        kind, literal = self.take()
+        if kind != "(":
+            raise _Refused(f"found {_shown(literal)} where '(' should be")
+        values: list[str] = []
+        kind, literal = self.peek()
+        if kind == ")":  # "()" is the set of the empty value
+            self.take()
+            return ("",)
+        if kind not in ("id", ","):
+            raise _Refused(f"found {_shown(literal)} where a value, a comma or ')' should be")
+        while True:  # values and commas; an empty entry is the empty value
+            kind, literal = self.take()
+            if kind == "id":
+                values.append(literal)
+                kind, after = self.peek()
+                if kind == ")":
+                    break
+                if kind != ",":
+                    raise _Refused(f"found {_shown(after)} where a comma or ')' should be")
+            elif kind == ",":
+                if not values:
+                    values.append("")  # "(,"
+                following = self.peek()[0]
+                if following == ")":
+                    values.append("")  # ",)"
+                    break
+                if following == ",":
+                    values.append("")  # ",,"
+            else:
+                raise _Refused(f"found {_shown(literal)} where a value or a comma should be")
+        self.take()  # the ")"
+        return tuple(dict.fromkeys(values))
+
+    def exact_value(self) -> str:
+        kind, literal = self.peek()
+        if kind in (END, ","):  # "a=" is the empty value
+            return ""
+        kind, literal = self.take()
+        if kind != "id":
+            raise _Refused(f"found {_shown(literal)} where a value should be")
+        return literal
+
+
+def _check_key(key: str) -> None:
+    """A label key as Kubernetes takes one: ``[prefix/]name``, the prefix a DNS subdomain."""
+    parts = key.split("/")
+    if len(parts) > 2:
+        raise _Refused(f"the key {key!r} holds more than one '/'")
+    name = parts[-1]
+    if len(parts) == 2 and (len(parts[0]) > 253 or not _DNS_SUBDOMAIN.fullmatch(parts[0])):
+        raise _Refused(f"the prefix of the key {key!r} is not a DNS subdomain (lower-case letters, digits, '-', '.')")
+    if len(name) > 63 or not _NAME.fullmatch(name):
+        raise _Refused(f"the key {key!r} is not a label key (at most 63 letters, digits, '-', '_' or '.', "
+                       "starting and ending with a letter or digit)")
+
+
+def _check_values(key: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        if value and (len(value) > 63 or not _NAME.fullmatch(value)):
+            raise _Refused(f"{value!r}, a value for the key {key!r}, is not a label value (empty, or at most 63 "
+                           "letters, digits, '-', '_' or '.', starting and ending with a letter or digit)")
+    return values
 
 
 def parse_selector(value: object, at: Where) -> LabelSelector:

@@ -44,6 +44,8 @@ SHAPES: dict[str, Shapes] = {s.kind: s for s in (
 )}
 # A map that names a kind beside a name: ``{kind: ConfigMap, name: x}`` (Flux ``valuesFrom``-like).
 KIND_KEY = "kind"
+# The result's tag that holds the field specs to paste.
+DETAIL_TAG = "fieldSpecs"
 # A map with a list under this key is pod-spec-like: suggest field specs for all of it.
 POD_SPEC_KEY = "containers"
 
@@ -145,13 +147,21 @@ def warning(res: Resource, node: int, kind: str, name: str, new_name: str, known
     else:
         fate = (f"names {kind} {name}, krmfn's hashed name for it today, but {why}: it will keep this name "
                 f"when the {kind}'s content changes.")
-    scope = f"; it sits in a pod spec at {s.pod_spec}, so these cover all of it" if s.pod_spec else ""
     if kind == "ConfigMap":  # a plain list of field specs means ConfigMaps
         paste = "\n".join(f"- {spec}" for spec in s.specs)
     else:  # others go in a nameReference entry of their kind, as kustomize writes it
         paste = f"- kind: {kind}\n  fieldSpecs:\n" + "\n".join(f"  - {spec}" for spec in s.specs)
-    message = f"{fate} To rewrite it, add to the function config's fieldSpecs{scope}:\n{paste}"
-    return Result(message, "warning", res.ref, where, name, new_name)
+    scope = f" (it sits in a pod spec at {s.pod_spec}, so they cover all of it)" if s.pod_spec else ""
+    if kind == "ConfigMap" and len(s.specs) == 1:  # short enough for the one line
+        how = f"add {s.specs[0]} to the function config's fieldSpecs."
+    else:
+        what = "a field spec" if len(s.specs) == 1 else f"{len(s.specs)} field specs"
+        entry = "" if kind == "ConfigMap" else f", in a nameReference entry for {plural(kind)},"
+        it = "it" if len(s.specs) == 1 else "them"
+        how = (f"add {what}{entry} to the function config's fieldSpecs{scope}: krmfn -v prints {it} ready to "
+               f"paste, and the function's result holds {it} in tags.{DETAIL_TAG}.")
+    # One line (every message is); the snippet rides beside it, for -v and the result's tags.
+    return Result(f"{fate} To rewrite it, {how}", "warning", res.ref, where, name, new_name, paste, DETAIL_TAG)
 
 
 __all__ = ["SHAPES", "Shapes", "Suggestion", "candidates", "suggest", "warning"]

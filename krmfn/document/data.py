@@ -57,4 +57,6 @@ def results_yaml(results: list[Result]) -> str:
                 add(f"      currentValue: {scalar(r.current)}\n")
             if r.proposed is not None:
                 add(f"      proposedValue: {scalar(r.proposed)}\n")
+        if r.detail is not None:
+            add(f"    tags:\n      {scalar(r.detail_tag)}: {scalar(r.detail)}\n")
     return "".join(out)

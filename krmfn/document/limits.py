@@ -29,6 +29,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from krmfn.document.encoding import first_bad_byte, wide_encoding
 from krmfn.document.envelope import ResourceList, hint
 from krmfn.document.resource import parse_item
 from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError
@@ -126,6 +127,20 @@ def _may_nest(text: bytes, flow: int, limit: int) -> bool:
     return text.find(b"\n" + b" " * room) >= 0 or text.find(_COMPACT_NEEDLE) >= 0
 
 
+def _not_text(data: bytes, zero: int) -> None:
+    """Say what input with zero bytes is: UTF-16 or UTF-32 text without a byte order mark (to
+    convert), or binary data, which no conversion makes a manifest and no message calls text."""
+    wide = wide_encoding(data)
+    if wide is not None:
+        name = wide + ("BE" if data[0] == 0 else "LE")
+        zeros = "every other byte is" if wide == "UTF-16" else "three bytes in four are"
+        raise InputError(f"the input looks like {name} text without a byte order mark ({zeros} zero); krmfn reads "
+                         f"UTF-8: convert it first, e.g. iconv -f {name} -t UTF-8")
+    line, col = _line_col(data, zero)
+    raise InputError(f"the input is binary data, not text: it holds a zero byte at line {line}, column {col}; "
+                     "krmfn reads YAML manifests in UTF-8")
+
+
 def check_input(data: bytes, limits: Limits) -> Prescan:
     """Refuse input over a limit before parsing any of it; say what the bytes cannot clear."""
     if len(data) > limits.max_input_bytes:
@@ -140,9 +155,11 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
     kept = data.translate(None, _DELETE_ALL_BUT_KEEP)
     if kept.translate(None, _ONLY_CONTROLS):
         offset = _CONTROL.search(data).start()  # type: ignore[union-attr]
-        if data[offset] == 0 and (offset <= 1 or data.count(b"\x00", 0, 64) > 8):
-            raise InputError("the input looks like UTF-16 or UTF-32 text (it is full of zero bytes); krmfn reads "
-                         "UTF-8: convert it first, e.g. iconv -f UTF-16 -t UTF-8")
+        zero = data.find(b"\x00")
+        # Text has no zero bytes: wide text, or not text at all. One stray NUL in UTF-8 text is a
+        # control character like the others (to remove, or escape).
+        if zero >= 0 and (data.find(b"\x00", zero + 1) >= 0 or first_bad_byte(data) is not None):
+            _not_text(data, zero)
         line, col = _line_col(data, offset)
         raise InputError(f"the input holds the control character U+{data[offset]:04X} at line {line}, column {col}, "
                      "which YAML does not allow; remove it, or write it escaped in a double-quoted string "

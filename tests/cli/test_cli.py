@@ -560,7 +560,7 @@ def test_a_bad_value_is_named_by_where_the_user_gave_it() -> None:
         (["helm"], {"KRMFN_CONFIG": "/no/such.yaml"}, "krmfn: cannot read config file /no/such.yaml, named by "
                                                       "KRMFN_CONFIG"),
         (["--stream", "--retention", "hlem"], {}, "krmfn: --retention has unknown target 'hlem'"),
-        (["--stream", "-l", "a in b"], {}, "krmfn: --selector 'a in b' is not a label selector term"),
+        (["--stream", "-l", "a in b"], {}, "krmfn: --selector 'a in b' is not a label selector kubectl would read"),
         (["helm", "--kinds", "Pod"], {"KRMFN_KINDS": "Pod"}, "krmfn: --kinds "),  # the flag wins, and is named
     ]
     for args, env, expected in cases:

@@ -24,7 +24,7 @@ def test_no_function_config_means_annotated_only_kustomize_hash():
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: some}", "'select' must be one of annotated, all"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {algorithm: md5}", "'algorithm' must be one of kustomize, sha256"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {retention: 'helm,kapp'}", "unknown target 'kapp'"),
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {selector: 'a in b'}", "not a label selector term"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {selector: 'a in b'}", "not a label selector kubectl would read"),
     ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nhashAll: true", "unknown field 'hashAll'"),
     ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nsuffixJobs: maybe", "must be true or false"),
     ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\nselector: {matchExpressions: [{key: a, operator: Near}]}", "operator"),

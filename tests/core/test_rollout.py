@@ -94,6 +94,26 @@ def test_a_job_renamed_by_suffix_jobs_gets_the_jobs_own_info_instead():
     assert len(on_job) == 1 and "suffixJobs" in on_job[0].message and on_job[0].field_path is None
 
 
+@pytest.mark.parametrize("api_version,kind", [("batch/v1", "Job"), ("v1", "Pod")])
+def test_an_object_named_by_generate_name_is_new_each_time_so_nothing_is_applied_over_a_live_one(api_version, kind):
+    items = CM + workload(api_version, kind).replace("metadata: {name: w}", "metadata: {generateName: w-}")
+    out = run(resource_list(items))
+    (fate,) = [r for r in out.results if r.resource is not None and r.resource.name == "w-"]
+    assert fate.severity == "info" and fate.field_path == "metadata.generateName"
+    assert "cannot be applied" not in fate.message and f"is a new {kind} each time it is created" in fate.message
+    named = items.replace("metadata: {generateName: w-}", "metadata: {name: w, generateName: w-}")
+    assert "cannot be applied over the live" in fates(named)[0].message  # a name is applied: immutable again
+
+
+def test_suffix_jobs_leaves_a_generate_name_job_alone():
+    items = CM + workload("batch/v1", "Job").replace("metadata: {name: w}", "metadata: {generateName: w-}")
+    out = run(resource_list(items, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {suffixJobs: 'true'}"))
+    assert exit_code(out) == 0, out.results
+    job = [i for i in yaml.safe_load(out.text)["items"] if i["kind"] == "Job"][0]
+    assert job["metadata"] == {"generateName": "w-"}
+    assert [r.field_path for r in out.results if r.resource.kind == "Job"] == ["metadata.generateName"]
+
+
 def test_the_same_results_on_a_rerun_of_the_output():
     """kpt renders twice in place: the second run reads hashed names and must say the same."""
     first = run(resource_list(CM + workload("apps/v1", "Deployment", "strategy: {type: Recreate}\n")))

@@ -58,7 +58,9 @@ def test_each_shape_is_a_warning_with_its_path_and_a_field_spec(spec, path, fiel
     [w] = warnings(spec)
     assert w.field_path == path
     assert w.current == "app" and w.proposed == NEW
-    assert w.message.endswith(f"fieldSpecs:\n- {field_spec}")
+    assert w.message.endswith(f"add {field_spec} to the function config's fieldSpecs.")
+    assert w.detail == f"- {field_spec}" and w.detail_tag == "fieldSpecs"
+    assert "\n" not in w.message
     assert "Widget (example.com)" in w.message and "left unchanged" in w.message
     assert w.message.startswith(f"names ConfigMap app, which krmfn renames to {NEW}")
 
@@ -74,7 +76,8 @@ def test_a_pod_spec_like_map_gets_field_specs_for_all_of_it():
         """)
     assert w.field_path == "spec.runner.template.spec.containers[0].envFrom[0].configMapRef.name"
     assert "pod spec at spec.runner.template.spec" in w.message
-    pasted = [line[2:] for line in w.message.splitlines() if line.startswith("- ")]
+    assert "add 8 field specs to the function config's fieldSpecs" in w.message and "\n" not in w.message
+    pasted = [line[2:] for line in w.detail.splitlines() if line.startswith("- ")]
     assert len(pasted) == 8
     assert "{kind: Widget, group: example.com, path: spec/runner/template/spec/volumes/configMap/name}" in pasted
 
@@ -85,7 +88,7 @@ def test_a_condition_goes_only_on_its_own_spec():
           containers: [{name: c}]
           volumes: [{name: v, source: {kind: ConfigMap, name: app}}]
         """)
-    pasted = [line for line in w.message.splitlines() if line.startswith("- ")]
+    pasted = [line for line in w.detail.splitlines() if line.startswith("- ")]
     assert len(pasted) == 9
     assert [p for p in pasted if "when:" in p] == [
         "- {kind: Widget, group: example.com, path: spec/pod/volumes/source/name, when: {kind: ConfigMap}}"]
@@ -100,7 +103,7 @@ def test_the_suggestion_pasted_into_field_specs_rewrites_the_reference():
           containers:
           - envFrom: [{configMapRef: {name: app}}]
         """
-    suggested = [line for w in warnings(spec) for line in w.message.splitlines() if line.startswith("- ")]
+    suggested = [line for w in warnings(spec) for line in w.detail.splitlines() if line.startswith("- ")]
     fc = ("apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nfieldSpecs:\n"
           + "\n".join(suggested))
     out = run(resource_list(CM + widget(spec), fc))
@@ -236,7 +239,10 @@ def test_each_secret_shape_is_a_warning_with_its_path_and_a_field_spec(spec, pat
     assert w.field_path == path
     assert w.current == "creds" and w.proposed == NEW_SECRET
     assert w.message.startswith(f"names Secret creds, which krmfn renames to {NEW_SECRET}")
-    assert w.message.endswith(f"fieldSpecs:\n- kind: Secret\n  fieldSpecs:\n  - {field_spec}")
+    assert w.message.endswith("add a field spec, in a nameReference entry for Secrets, to the function config's "
+                              "fieldSpecs: krmfn -v prints it ready to paste, and the function's result holds it in "
+                              "tags.fieldSpecs.")
+    assert w.detail == f"- kind: Secret\n  fieldSpecs:\n  - {field_spec}"
     assert "hunter2" not in w.message
 
 
@@ -244,7 +250,7 @@ def test_a_secret_in_a_pod_spec_like_map_gets_the_secret_paths_of_all_of_it():
     runner = "runner:\n  containers:\n  - envFrom: [{secretRef: {name: creds}}]"
     out = run(resource_list(SECRET + widget(runner)))
     [w] = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"]
-    paste = w.message[w.message.index("\n- kind: Secret") + 1:]
+    paste = w.detail
     specs = [line[4:] for line in paste.splitlines() if line.startswith("  - ")]
     assert "{kind: Widget, group: example.com, path: spec/runner/imagePullSecrets/name}" in specs
     assert not any("configMap" in p for p in specs)

@@ -274,6 +274,67 @@ def test_helm4_hands_over_the_fixture(helm4: str, tmp_path: Path) -> None:
     expect_bytes(HELM4_INPUT, (tmp_path / "stdin").read_bytes())
 
 
+# --- Helm hooks: Helm 3 never passes them to a post-renderer, Helm 4 does ---------------------
+
+HOOKS = REPO / "tests" / "fixtures" / "helm-hooks" / "rendered.yaml"
+
+
+def hook_chart(tmp_path: Path) -> Path:
+    """A chart whose templates are the fixture's documents: a ConfigMap, a pre-install Job and a
+    test Pod that read it, a hook ServiceAccount that does not."""
+    chart = tmp_path / "hooks"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: api\nversion: 0.1.0\n")
+    for doc in HOOKS.read_text().split("---\n# Source: api/templates/")[1:]:
+        name, body = doc.split("\n", 1)
+        (chart / "templates" / name).write_text(body)
+    return chart
+
+
+def tee_krmfn(tmp_path: Path) -> Path:
+    """A post-renderer that keeps what Helm gave it, then runs krmfn's Helm route."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    script = bin_dir / "tee-krmfn"
+    script.write_text(f'#!/bin/sh\ntee "{tmp_path}/handed" | krmfn helm\n')
+    script.chmod(0o755)
+    return script
+
+
+def hook_names(text: str) -> dict[str, str]:
+    """Each hook object's kind, and the ConfigMap name its containers read."""
+    out = {}
+    for d in docs(text):
+        if "helm.sh/hook" in (d["metadata"].get("annotations") or {}) and d["kind"] in ("Job", "Pod"):
+            spec = d["spec"]["template"]["spec"] if d["kind"] == "Job" else d["spec"]
+            out[d["kind"]] = spec["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+    return out
+
+
+def test_helm3_never_hands_hooks_to_the_post_renderer(helm3: str, tmp_path: Path) -> None:
+    script = tee_krmfn(tmp_path)
+    done = run([helm3, "template", "api", str(hook_chart(tmp_path)), "--post-renderer", str(script)],
+               env=helm_env(tmp_path, script.parent))
+    assert done.returncode == 0, done.stderr
+    assert "helm.sh/hook" not in (tmp_path / "handed").read_text()
+    assert hook_names(done.stdout) == {"Job": "api-config", "Pod": "api-config"}  # names that no longer exist
+
+
+def test_helm4_hands_hooks_to_the_post_renderer(helm4: str, tmp_path: Path) -> None:
+    script = tee_krmfn(tmp_path)
+    plugin_dir = tmp_path / "tee-krmfn-plugin"
+    plugin_dir.mkdir()
+    (plugin_dir / "plugin.yaml").write_text(
+        "apiVersion: v1\ntype: postrenderer/v1\nname: tee-krmfn\nversion: 0.1.0\nruntime: subprocess\n"
+        f"runtimeConfig:\n  platformCommand:\n    - command: {script}\n")
+    env = helm_env(tmp_path, script.parent)
+    assert run([helm4, "plugin", "install", str(plugin_dir)], env=env).returncode == 0
+    done = run([helm4, "template", "api", str(hook_chart(tmp_path)), "--post-renderer", "tee-krmfn"], env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "handed").read_text().count("helm.sh/hook") == 3
+    assert hook_names(done.stdout) == {"Job": "api-config-hf678c7m2b", "Pod": "api-config-hf678c7m2b"}
+
+
 # --- helm install and upgrade, against a stand-in API server ---------------------------------
 # No Kubernetes API server can be had here, so a small one on 127.0.0.1 stands in: discovery for
 # ConfigMaps, Secrets (Helm's release records) and Deployments, and create, read, list (by label),
