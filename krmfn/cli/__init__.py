@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from krmfn.cli.function_mode import resource_list_mode
-from krmfn.document.limits import Limits
+from krmfn.krm.limits import Limits
 
 __all__ = ["main", "resource_list_mode"]
 

@@ -24,7 +24,7 @@ from krmfn.cli.stream import (
     starts_document,
 )
 from krmfn.cli.triage import skip_reason
-from krmfn.document.limits import Limits
+from krmfn.krm.limits import Limits
 from krmfn.results import ConfigError, Result, has_errors
 
 YAML_SUFFIXES = (".yaml", ".yml")

@@ -10,7 +10,7 @@ import sys
 
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.core.function import run_resource_list
-from krmfn.document.limits import Limits
+from krmfn.krm.limits import Limits
 
 
 def resource_list_mode(limits: Limits, debug: bool) -> int:

@@ -15,7 +15,7 @@ Only the Helm route says so (``krmfn helm``): other routes are not Helm's post-r
 from __future__ import annotations
 
 from krmfn.cli.stream import is_null_document, split
-from krmfn.document.resource import read_resource
+from krmfn.krm.resource import read_resource
 from krmfn.results import KrmfnError, ResourceRef, Result
 
 HOOK = "helm.sh/hook"

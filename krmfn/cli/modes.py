@@ -32,7 +32,7 @@ from krmfn.core.config import STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.kinds import RENAMED
 from krmfn.core.retention import RETENTION
-from krmfn.document.limits import Limits
+from krmfn.krm.limits import Limits
 from krmfn.results import ConfigError
 
 __all__ = ["main"]

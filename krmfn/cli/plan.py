@@ -1,4 +1,4 @@
-"""``krmfn plan OLD NEW``: read two renders, plan (core.changeplan), print (core.planview), and
+"""``krmfn plan OLD NEW``: read two renders, plan (changes.changeplan), print (changes.planview), and
 exit 1 when a --fail-on category is in the plan (a CI gate)."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from krmfn.changes.changeplan import CATEGORIES, Obj, plan, read_render
+from krmfn.changes.planview import FORMATS
 from krmfn.cli.files import find
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
-from krmfn.core.changeplan import CATEGORIES, Obj, plan, read_render
-from krmfn.core.planview import FORMATS
-from krmfn.document.tree import YamlError
 from krmfn.results import ConfigError
+from krmfn.yaml.tree import YamlError
 
 EXIT_STATUS = """\
 exit status:

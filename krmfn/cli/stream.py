@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from krmfn.core.function import Outcome, run_resource_list
-from krmfn.document.encoding import BOM as _BOM
-from krmfn.document.encoding import check_utf8
-from krmfn.document.limits import Limits, check_input
-from krmfn.document.split import Origin, cut
-from krmfn.document.tree import Doc
+from krmfn.krm.limits import Limits, check_input
 from krmfn.results import KrmfnError, Result, has_errors
+from krmfn.yaml.encoding import BOM as _BOM
+from krmfn.yaml.encoding import check_utf8
+from krmfn.yaml.split import Origin, cut
+from krmfn.yaml.tree import Doc
 
 # A document separator or end marker, with nothing but an optional comment after it.
 MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")

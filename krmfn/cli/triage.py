@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from krmfn.document.encoding import BOM, BOMS, not_text
-from krmfn.document.probe import holds_objects
-from krmfn.document.tree import YamlError
+from krmfn.yaml.encoding import BOM, BOMS, not_text
+from krmfn.yaml.probe import holds_objects
+from krmfn.yaml.tree import YamlError
 
 # Both identity keys, quoted or not, anywhere: a text that does not parse but has them may be a
 # broken manifest, which must fail the run rather than be left out.

@@ -17,7 +17,7 @@ from krmfn.core.optin import Mark, describe, skips, valid_name
 from krmfn.core.retention import OPT_IN, retention_annotations
 from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 

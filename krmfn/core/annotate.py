@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from krmfn.core.strategy import CONFIG_HASH
-from krmfn.document.resource import Resource
-from krmfn.document.textedit import Edit, NotEditable, add_entries, replace_scalar, set_map
+from krmfn.krm.resource import Resource
+from krmfn.yaml.textedit import Edit, NotEditable, add_entries, replace_scalar, set_map
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -33,9 +33,9 @@ from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.kinds import BY_KIND, DEFAULT_KINDS
 from krmfn.core.retention import RETENTION
 from krmfn.core.selector import LabelSelector, parse_selector
-from krmfn.document.data import load_documents, to_data
-from krmfn.document.tree import Doc, YamlError
+from krmfn.krm.data import load_documents, to_data
 from krmfn.results import ConfigError, ResourceRef, Where
+from krmfn.yaml.tree import Doc, YamlError
 
 API_VERSION = "fn.krmfn.dev/v1alpha1"
 KIND = "ContentHash"

@@ -14,7 +14,7 @@ object and the field, and saying how to make it renameable. No value is ever nam
 
 from __future__ import annotations
 
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem
 
 SEALED_SCOPES = ("sealedsecrets.bitnami.com/namespace-wide", "sealedsecrets.bitnami.com/cluster-wide")
@@ -52,7 +52,7 @@ def external_secret(res: Resource) -> None:
                            res.ref, "spec.target.creationPolicy")
 
 
-# What ``krmfn plan`` compares (core.changeplan): the keys of the Secret each makes, as (section, value),
+# What ``krmfn plan`` compares (changes.changeplan): the keys of the Secret each makes, as (section, value),
 # the value never shown; ALL (``*``) stands for a change whose keys the object does not list.
 ALL = "*"
 

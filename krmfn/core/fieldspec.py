@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from krmfn.document.tree import Doc
+from krmfn.yaml.tree import Doc
 
 
 @dataclass(frozen=True, repr=False)

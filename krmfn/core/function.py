@@ -14,14 +14,14 @@ from krmfn.core.config import read_config
 from krmfn.core.parallel import scan_items, write_items
 from krmfn.core.plan import plan
 from krmfn.core.walk import ReferenceTable
-from krmfn.document.encoding import TextForm, as_lf_utf8
-from krmfn.document.envelope import item_error, read_resource_list, render
-from krmfn.document.limits import Limits, check_input, check_parsed, yaml_error
-from krmfn.document.tree import YamlError
+from krmfn.krm.envelope import item_error, read_resource_list, render
+from krmfn.krm.limits import Limits, check_input, check_parsed, yaml_error
 from krmfn.results import KrmfnError, Result, has_errors
+from krmfn.yaml.encoding import TextForm, as_lf_utf8
+from krmfn.yaml.tree import YamlError
 
 if TYPE_CHECKING:
-    from krmfn.document.split import Origin
+    from krmfn.yaml.split import Origin
 
 
 @dataclass(repr=False, eq=False)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core import hashing
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 # Job names become the ``job-name`` label of their pods: 63 characters at most.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from krmfn.core import hashing
 
 if TYPE_CHECKING:
-    from krmfn.document.resource import Resource
+    from krmfn.krm.resource import Resource
 
 # Each hashed field's value, by its dotted path: a map's entries, a scalar's text, a whole subtree
 # (``trees``, as plain data), or None when the field is absent.

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from krmfn.core.fieldspec import join_path
 from krmfn.core.optin import MARK_KEYS
 from krmfn.core.scan import Hashed, Scanned
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import Result
 
 # Annotations other tools write, never a reference a user placed.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from krmfn.core import hashing
 from krmfn.core.kinds import reference_kind
 from krmfn.core.scan import Hashed, Scanned
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 
 # Kinds without a namespace: their references may name an object in any namespace.
 CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "Namespace", "StorageClass",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Strategy
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import Result
 
 if TYPE_CHECKING:

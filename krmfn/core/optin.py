@@ -22,7 +22,7 @@ from krmfn.core.config import Config
 from krmfn.core.kinds import REFERENCE_KINDS, RenamedKind
 from krmfn.core.retention import FAMILY, OPT_IN, ORIGINAL_NAME
 from krmfn.core.strategy import CONFIG_HASH, STRATEGY
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import InputError, ResourceRef, Result
 
 RELOADER = "reloader.stakater.com"

@@ -21,7 +21,7 @@ from krmfn.core.rollout import Verdict
 from krmfn.core.scan import Hashed, Reference
 from krmfn.core.strategy import CONFIG_HASH, config_hash
 from krmfn.core.table import template_metadata
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:

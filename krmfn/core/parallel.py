@@ -22,8 +22,8 @@ from krmfn.core.plan import Plan
 from krmfn.core.scan import Hashed, Reference, Scanned, scan
 from krmfn.core.walk import ReferenceTable
 from krmfn.core.write import write
-from krmfn.document.envelope import ResourceList
-from krmfn.document.resource import Resource
+from krmfn.krm.envelope import ResourceList
+from krmfn.krm.resource import Resource
 from krmfn.results import KrmfnError
 
 T = TypeVar("T")

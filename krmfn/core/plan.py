@@ -17,7 +17,7 @@ from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Reference, Scanned
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:

@@ -1,15 +1,15 @@
 """What an opted-in object becomes: its hashed name, ``immutable: true``, the original-name
 annotation, the family label and the retention annotations.
 
-Written as edits of the object's own text (document.textedit), so that its comments and style
-stay; each edit says what it changes, for the check before writing (document.verify).
+Written as edits of the object's own text (yaml.textedit), so that its comments and style
+stay; each edit says what it changes, for the check before writing (yaml.verify).
 """
 
 from __future__ import annotations
 
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME, family_label, merge_annotation
-from krmfn.document.resource import Resource
-from krmfn.document.textedit import Edit, add_entries, entry_column, replace_scalar, set_map, set_true
+from krmfn.krm.resource import Resource
+from krmfn.yaml.textedit import Edit, add_entries, entry_column, replace_scalar, set_map, set_true
 
 
 def owned(res: Resource, original: str, retention: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -16,8 +16,8 @@ object. Every reference, by the hashed name, an older one or the original, follo
 from __future__ import annotations
 
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME
-from krmfn.document.resource import Resource
-from krmfn.document.textedit import Edit, remove_entry, replace_scalar
+from krmfn.krm.resource import Resource
+from krmfn.yaml.textedit import Edit, remove_entry, replace_scalar
 
 
 def renamed_before(res: Resource, original: str) -> bool:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krmfn.document.tree import Doc
 from krmfn.results import ResourceRef, Result, Severity
+from krmfn.yaml.tree import Doc
 
 # (severity, the field that decides, what happens): read in the scan, worded in the plan. A
 # tuple, so that a forked scan sends it back cheaply (core.parallel).

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from krmfn.document.tree import Doc
 from krmfn.results import ResourceRef, Result
+from krmfn.yaml.tree import Doc
 
 CHECKSUM = "checksum/"
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")

@@ -31,11 +31,11 @@ from krmfn.core.rollpath import Read, has_checksum, read_via
 from krmfn.core.strategy import content_digest, strategy_of
 from krmfn.core.table import template_metadata
 from krmfn.core.walk import ReferenceTable, find
-from krmfn.document.envelope import ResourceList
-from krmfn.document.resource import Resource, known_resource, read_resource
-from krmfn.document.textedit import Edit, NotEditable, replace_scalar, site
-from krmfn.document.tree import Doc
+from krmfn.krm.envelope import ResourceList
+from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
+from krmfn.yaml.tree import Doc
 
 MAX_NAME = 253
 # A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
@@ -83,7 +83,7 @@ class Hashed:
 @dataclass(slots=True, repr=False, eq=False)
 class Reference:
     """A scalar in a referrer that names an object of a renamed kind; ``site``: where its text is
-    (document.textedit.site), so that the write needs no tree; None where it cannot be edited."""
+    (yaml.textedit.site), so that the write needs no tree; None where it cannot be edited."""
 
     node: int
     name: str

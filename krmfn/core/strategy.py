@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from krmfn.core import hashing
 from krmfn.core.config import STRATEGIES, Config, Strategy
-from krmfn.document.resource import Resource
+from krmfn.krm.resource import Resource
 from krmfn.results import InputError
 
 STRATEGY = "krmfn.dev/strategy"  # on an object: its strategy, over the function config's

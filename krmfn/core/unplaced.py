@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from krmfn.core.fieldspec import join_path
 from krmfn.core.kinds import plural
 from krmfn.core.table import pod_spec_paths
-from krmfn.document.resource import Resource
-from krmfn.document.scalars import dquote, plain_safe
-from krmfn.document.tree import Doc
+from krmfn.krm.resource import Resource
 from krmfn.results import Result
+from krmfn.yaml.scalars import dquote, plain_safe
+from krmfn.yaml.tree import Doc
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import re
 
 from krmfn.core.fieldspec import FieldSpec, Has, split_path
 from krmfn.core.kinds import BY_KIND
-from krmfn.document.data import load_documents
-from krmfn.document.tree import YamlError
+from krmfn.krm.data import load_documents
 from krmfn.results import Where
+from krmfn.yaml.tree import YamlError
 
 # The top-level keys of a kustomize ``configurations:`` file (TransformerConfig); only
 # nameReference is read here, so that such a file can be pasted as it is.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from krmfn.core.fieldspec import FieldSpec, split_path
 from krmfn.core.table import BUILTIN, NOTICES, Entry, Notice
-from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, Doc
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, Doc
 
 # --- compiled tries and the walk ------------------------------------------------------------
 

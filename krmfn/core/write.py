@@ -1,8 +1,8 @@
 """Pass 3 of the rewrite: each item's output text, in order.
 
 An untouched item keeps its input bytes. An item with changes gets them spliced into its own
-text (document.textedit), and the new text is read again and compared with the old value plus
-exactly the planned changes (document.verify) before anything is written: a difference is an
+text (yaml.textedit), and the new text is read again and compared with the old value plus
+exactly the planned changes (yaml.verify) before anything is written: a difference is an
 error naming the item and the field, never output.
 """
 
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from krmfn.core.config import Config
 from krmfn.core.plan import Plan
 from krmfn.core.scan import Scanned
-from krmfn.document.textedit import Edit, NotEditable, SetScalar, add_items, replace_at, replace_scalar, splice
-from krmfn.document.verify import difference
 from krmfn.results import InputError
+from krmfn.yaml.textedit import Edit, NotEditable, SetScalar, add_items, replace_at, replace_scalar, splice
+from krmfn.yaml.verify import difference
 
 if TYPE_CHECKING:
-    from krmfn.document.resource import Resource
+    from krmfn.krm.resource import Resource
 
 
 def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int | None = None) -> list[bytes]:

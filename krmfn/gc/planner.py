@@ -249,8 +249,8 @@ def _leaves_made(obj: dict, kind: RenamedKind) -> bool:
 
 def _yaml_data(data: bytes, source: str) -> object:
     # Imported here, for start-up time: YAML live state is the rare, offline case.
-    from krmfn.document.data import load_documents
-    from krmfn.document.tree import YamlError
+    from krmfn.krm.data import load_documents
+    from krmfn.yaml.tree import YamlError
 
     try:
         docs = load_documents(data)

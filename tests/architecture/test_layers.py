@@ -1,6 +1,6 @@
 """The layout is the architecture: each package a layer, every import pointing down.
 
-results <- document <- core <- gc <- cli: a module may import its own layer and the ones
+results <- yaml <- krm <- core <- changes, gc <- cli: a module may import its own layer and the ones
 below it, never one above, and no two modules may import each other, even through others
 or from inside a function. A function-local import is allowed only where start-up time needs
 it, and says so in a comment.
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "krmfn"
-LAYERS = {"results": 0, "document": 1, "core": 2, "gc": 3, "cli": 4}
+LAYERS = {"results": 0, "yaml": 1, "krm": 2, "core": 3, "changes": 4, "gc": 4, "cli": 5}
 # The package's own files: the version, and ``python -m krmfn`` (a shell).
-TOP = {"krmfn": 0, "krmfn.__main__": 4}
+TOP = {"krmfn": 0, "krmfn.__main__": 5}
 
 
 def module_name(path: Path) -> str:
@@ -124,3 +124,18 @@ def test_function_local_imports_say_why():
                     if not any("start-up time" in text for text in [here, *above]):
                         unexplained.append(f"{name}:{stmt.lineno}: {here.strip()}")
     assert not unexplained, "function-local imports without a start-up-time comment:\n" + "\n".join(unexplained)
+
+
+def test_the_parser_is_behind_one_package():
+    """Only krmfn.yaml reads YAML with the parser (PyYAML over libyaml): its events, marks and
+    styles never leave that package, so a change of parser is a change of one package."""
+    leaks = []
+    for name, path in modules().items():
+        if name.startswith("krmfn.yaml"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                leaks += [f"{name}: import {a.name}" for a in node.names if a.name.split(".")[0] == "yaml"]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "yaml" and not node.level:
+                leaks.append(f"{name}: from {node.module} import ...")
+    assert not leaks, "the parser is imported outside krmfn.yaml:\n" + "\n".join(leaks)

@@ -6,7 +6,7 @@ results (and so on stderr, where the CLI prints them). ``exit`` 0 means the inpu
 unusual, and must simply work: every fragment must appear in the output or the results, and
 ``check`` (when given) looks at the output more closely. ``why`` records the decision.
 
-Used by tests/document/test_bad_input.py (in-process and through the ``krmfn`` console script) and by
+Used by tests/krm/test_bad_input.py (in-process and through the ``krmfn`` console script) and by
 benchmarks/bench_bad_input.py (time and memory per case). Inputs that fuzzing once crashed
 krmfn with live in regressions/ (each must merely be handled: exit 0 or 1, no traceback).
 """
@@ -61,7 +61,7 @@ GOOD_NAME = f"app-config-{suffix({'LOG_LEVEL': 'info'})}"
 
 
 def items_of(stdout: bytes) -> list:
-    from krmfn.document.data import load_documents  # PyYAML's loader refuses a redefined anchor, YAML does not
+    from krmfn.krm.data import load_documents  # PyYAML's loader refuses a redefined anchor, YAML does not
 
     return load_documents(stdout)[0]["items"]  # type: ignore[index]
 

@@ -28,8 +28,8 @@ from krmfn.core.config import parse_fields, read_config, read_config_file
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.function import run_resource_list
 from krmfn.core.user_specs import parse_field_specs
-from krmfn.document.limits import Limits
-from krmfn.document.tree import Doc, YamlError
+from krmfn.krm.limits import Limits
+from krmfn.yaml.tree import Doc, YamlError
 from krmfn.results import ConfigError, Where, has_errors
 
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"

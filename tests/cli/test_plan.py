@@ -13,7 +13,7 @@ import pytest
 from tooling import TESTS
 
 from krmfn.cli import plan as plan_cli
-from krmfn.core import changeplan
+from krmfn.changes import changeplan
 
 REPO = TESTS.parent
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"

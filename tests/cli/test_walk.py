@@ -12,8 +12,8 @@ import yaml
 from test_cli import CONFIGMAP, cli, out
 
 from krmfn.cli.triage import skip_reason
-from krmfn.document.probe import holds_objects
-from krmfn.document.tree import YamlError
+from krmfn.yaml.probe import holds_objects
+from krmfn.yaml.tree import YamlError
 
 
 def _deployment(name: str) -> dict[str, object]:

@@ -11,7 +11,7 @@ from conftest import exit_code, resource_list, run
 from tooling import REPO
 
 from krmfn.core import rollout
-from krmfn.document.resource import parse_item
+from krmfn.yaml.tree import parse_item
 
 CM = """\
 - apiVersion: v1

@@ -574,8 +574,8 @@ def test_user_field_specs_of_a_sealed_secret_name_the_secret_it_makes():
 # --- krmfn plan -----------------------------------------------------------------------------
 
 def _plan(example: str, old: str, new: str):
-    from krmfn.core import changeplan
-    from krmfn.core.planview import as_json, text
+    from krmfn.changes import changeplan
+    from krmfn.changes.planview import as_json, text
 
     source = (EXAMPLES / example / "input.yaml").read_text()
     assert old in source

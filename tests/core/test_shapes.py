@@ -18,7 +18,7 @@ from conftest import exit_code
 
 from krmfn.core.function import Outcome, run_resource_list
 from krmfn.core.hashing import suffix
-from krmfn.document.envelope import cut
+from krmfn.krm.envelope import cut
 
 SECRET = """\
 - apiVersion: v1

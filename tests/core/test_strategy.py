@@ -10,9 +10,9 @@ from conftest import exit_code, resource_list, run
 
 from krmfn.core.annotate import annotation
 from krmfn.core.strategy import config_hash, content_digest
-from krmfn.document.envelope import read_resource_list
-from krmfn.document.resource import read_resource
-from krmfn.document.textedit import splice
+from krmfn.krm.envelope import read_resource_list
+from krmfn.krm.resource import read_resource
+from krmfn.yaml.textedit import splice
 
 KEY = "krmfn.dev/config-hash"
 

@@ -183,7 +183,7 @@ def test_schemas_are_not_references():
 
 
 def test_candidates_are_in_document_order_and_found_once():
-    from krmfn.document.resource import read_resource
+    from krmfn.krm.resource import read_resource
 
     text = resource_list(widget("""
         b: {configMap: {kind: ConfigMap, name: first}}

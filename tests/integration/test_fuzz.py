@@ -44,8 +44,8 @@ from conftest import exit_code  # noqa: E402
 
 from krmfn.core import hashing  # noqa: E402
 from krmfn.core.function import run_resource_list  # noqa: E402
-from krmfn.document.limits import Limits  # noqa: E402
-from krmfn.document.tree import Doc, YamlError
+from krmfn.krm.limits import Limits  # noqa: E402
+from krmfn.yaml.tree import Doc, YamlError
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                                      HealthCheck.data_too_large])

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from krmfn.document.data import load_documents
-from krmfn.document.scalars import non_string_plain
+from krmfn.krm.data import load_documents
+from krmfn.yaml.scalars import non_string_plain
 from krmfn.results import has_errors
 
 KUBECTL = shutil.which("kubectl")

@@ -4,7 +4,7 @@ Why libyaml (through PyYAML's C parser): kustomize and kubectl read through go-y
 libyaml, so the same scanner reads the same bytes the same way, and what krmfn hashes is what
 kustomize hashes by construction. Its events carry each node's start and end, style, tag and
 anchor: all that editing a text in place needs. Nothing here ever writes YAML from a tree: every
-change is a splice of the item's own text (document.textedit), read back before it is written.
+change is a splice of the item's own text (yaml.textedit), read back before it is written.
 
 Nodes are plain ``int`` ids in document order (a node's descendants follow it, up to
 ``stop[node]``); node 0 is the stream, whose children are the documents. Offsets are byte
@@ -27,8 +27,8 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from krmfn.document.scalars import non_string_plain
 from krmfn.results import InputError
+from krmfn.yaml.scalars import non_string_plain
 
 Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
 
@@ -736,3 +736,19 @@ def line_col(data: bytes, offset: int) -> tuple[int, int]:
 
 
 __all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Unreadable", "YamlError", "line_col"]
+
+
+def parse_item(source: bytes) -> tuple[Doc, int]:
+    """Parse one object's text: an entry of a block list (``- `` and all) or a flow map; the
+    object's node."""
+    doc = Doc.parse(source)
+    docs = doc.all_documents()
+    if len(docs) != 1:
+        raise YamlError("an item's text did not read back as one object", lead="")
+    node = docs[0]
+    if doc.kind[node] == SEQ and doc.is_block(node):
+        kids = doc.kids[node] or []
+        if len(kids) != 1:
+            raise YamlError("an item's text did not read back as one list entry", lead="")
+        node = kids[0]
+    return doc, node

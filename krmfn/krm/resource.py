@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from krmfn.document.tree import SEQ, Doc, Unreadable, YamlError
 from krmfn.results import InputError, ResourceRef
+from krmfn.yaml.tree import Doc, Unreadable, YamlError, parse_item
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -74,24 +74,8 @@ class Resource:
         self.doc = None
 
 
-def parse_item(source: bytes) -> tuple[Doc, int]:
-    """Parse one object's text: an entry of a block list (``- `` and all) or a flow map; the
-    object's node."""
-    doc = Doc.parse(source)
-    docs = doc.all_documents()
-    if len(docs) != 1:
-        raise YamlError("an item's text did not read back as one object", lead="")
-    node = docs[0]
-    if doc.kind[node] == SEQ and doc.is_block(node):
-        kids = doc.kids[node] or []
-        if len(kids) != 1:
-            raise YamlError("an item's text did not read back as one list entry", lead="")
-        node = kids[0]
-    return doc, node
-
-
 def known_resource(source: bytes, index: int, ident: dict[str, str] | None) -> Resource | None:
-    """An object known from what the cut read (document.split), without parsing it: its tree is
+    """An object known from what the cut read (yaml.split), without parsing it: its tree is
     read only if something asks for it. None when the cut could not tell it for certain."""
     if ident is None:
         return None

@@ -4,7 +4,7 @@ Why: the suite is the reference for what valid YAML means. ``test_krmfn_reads_th
 every case through krmfn's own reader (the input checks, then Doc, as every item and the
 functionConfig are read) and fails on any value read wrongly; each valid case it refuses must be
 listed, with its reason, in docs/limits.md (regenerate the list with
-``python tests/document/test_yaml_suite.py``). Run with ``-s`` to see the summary (also written to /tmp).
+``python tests/yaml/test_yaml_suite.py``). Run with ``-s`` to see the summary (also written to /tmp).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from krmfn.document.encoding import as_lf_utf8
-from krmfn.document.limits import Limits, check_input
-from krmfn.document.tree import ALIAS, MAP, SEQ, Doc
+from krmfn.yaml.encoding import as_lf_utf8
+from krmfn.krm.limits import Limits, check_input
+from krmfn.yaml.tree import ALIAS, MAP, SEQ, Doc
 from krmfn.results import InputError
 from yaml_suite import SCRIPT, Case, load_cases, suite_dir
 

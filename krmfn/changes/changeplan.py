@@ -19,8 +19,8 @@ from krmfn.core.kinds import BY_KIND, RENAMED
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME
 from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
 from krmfn.core.walk import ReferenceTable, find
-from krmfn.document.data import to_data
-from krmfn.document.tree import Doc
+from krmfn.krm.data import to_data
+from krmfn.yaml.tree import Doc
 
 CONFIG_KINDS = tuple(k.kind for k in RENAMED)  # ConfigMap, Secret, and the secret controllers' kinds
 ALL = "*"  # a workload reads every key (envFrom, a whole volume)

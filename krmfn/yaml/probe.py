@@ -17,7 +17,7 @@ from yaml.events import (
     ScalarEvent,
 )
 
-from krmfn.document.tree import _error
+from krmfn.yaml.tree import _error
 
 IDENTITY = frozenset(("apiVersion", "kind"))
 

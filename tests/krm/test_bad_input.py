@@ -21,11 +21,11 @@ import yaml
 from bad_input.cases import CASES, GOOD, Case, deep_flow, dense, regression_files, rl
 from conftest import exit_code
 
-from krmfn.document.data import load_documents
+from krmfn.krm.data import load_documents
 
 from krmfn.core.function import Outcome, run_resource_list
-from krmfn.document.envelope import cut
-from krmfn.document.limits import MIB, Limits
+from krmfn.krm.envelope import cut
+from krmfn.krm.limits import MIB, Limits
 from krmfn.results import Result
 
 KRMFN = Path(sys.executable).with_name("krmfn")
@@ -228,7 +228,7 @@ def test_limit_checks_cost_little_on_ordinary_input():
     sys.path.insert(0, str(REPO / "benchmarks"))
     from generate import resource_list
 
-    from krmfn.document.limits import check_input
+    from krmfn.krm.limits import check_input
 
     prescan = check_input(resource_list(1000).encode(), Limits())
     assert not prescan.deep and not prescan.anchors

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krmfn.document.encoding import first_bad_byte as _not_utf8
+from krmfn.yaml.encoding import first_bad_byte as _not_utf8
 
 # Bytes that make up 1- to 4-byte characters, and bytes that are never UTF-8.
 PIECES = st.sampled_from([b"a", b"\n", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xc3", b"\xe2\x82",

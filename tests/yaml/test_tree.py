@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn.document.data import to_data
-from krmfn.document.tree import Doc, YamlError
+from krmfn.krm.data import to_data
+from krmfn.yaml.tree import Doc, YamlError
 
 
 @pytest.mark.parametrize("text,key,value_at", [

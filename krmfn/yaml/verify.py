@@ -21,10 +21,9 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from krmfn.document.resource import parse_item
-from krmfn.document.scalars import non_string_plain
-from krmfn.document.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
-from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, YamlError, _error
+from krmfn.yaml.scalars import non_string_plain
+from krmfn.yaml.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, YamlError, _error, parse_item
 
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 

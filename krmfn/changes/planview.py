@@ -1,4 +1,4 @@
-"""A change plan (core.changeplan) as text for a terminal, Markdown for a pull-request comment,
+"""A change plan (changes.changeplan) as text for a terminal, Markdown for a pull-request comment,
 or JSON (the schema in docs/plan.md). Why apart: the plan is data; how it reads is not its concern.
 Secrets appear by key name only: the plan holds nothing more of them.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from krmfn.core.changeplan import ALL, ChangePlan, ConfigChange, Roll
+from krmfn.changes.changeplan import ALL, ChangePlan, ConfigChange, Roll
 
 
 def _where(namespace: str, name: str) -> str:

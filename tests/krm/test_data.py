@@ -6,7 +6,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from krmfn.document.data import results_yaml
+from krmfn.krm.data import results_yaml
 from krmfn.results import ResourceRef, Result
 
 # Text as results carry it: names, paths and messages, with the characters YAML treats specially.

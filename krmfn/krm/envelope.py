@@ -3,7 +3,7 @@
 See the KRM functions specification (kustomize ``cmd/config/docs/api-conventions/
 functions-spec.md``). Items stay the very texts that were read, in their order; only the
 ``results`` field of the envelope is written here. Whatever the input's shape (block or flow
-style, JSON, a leading ``---``, CRLF, a BOM), document.split cuts it into its objects' own texts
+style, JSON, a leading ``---``, CRLF, a BOM), yaml.split cuts it into its objects' own texts
 by the parser's events; Lists among the items are read as their entries.
 """
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from krmfn.document.data import results_yaml
-from krmfn.document.encoding import TextForm
-from krmfn.document.split import Cut, Origin, cut
-from krmfn.document.tree import Doc, YamlError
+from krmfn.krm.data import results_yaml
 from krmfn.results import InputError, Result
+from krmfn.yaml.encoding import TextForm
+from krmfn.yaml.split import Cut, Origin, cut
+from krmfn.yaml.tree import Doc, YamlError
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 

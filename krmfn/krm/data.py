@@ -7,9 +7,9 @@ since building a tree only to emit it costs more than a large run's own work.
 
 from __future__ import annotations
 
-from krmfn.document.scalars import scalar
-from krmfn.document.tree import Doc
 from krmfn.results import Result
+from krmfn.yaml.scalars import scalar
+from krmfn.yaml.tree import Doc
 
 
 def load_documents(text: bytes) -> list[object]:

@@ -2,7 +2,7 @@
 
 Why this is the one way krmfn writes: every byte it does not own stays as it was (comments,
 quotes, ``|`` blocks, key order). An :class:`Edit` replaces bytes ``start:end`` of the item's
-text; its ``change`` says what that does to the item's value, so that document.verify can read
+text; its ``change`` says what that does to the item's value, so that yaml.verify can read
 the new text back and compare it with the old value plus exactly the planned changes before
 anything is written. Where a field cannot be edited in place (a ``|`` block holding a name),
 :class:`NotEditable` names the field: krmfn refuses rather than guesses.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from krmfn.document.scalars import dquote, scalar
-from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, Doc
+from krmfn.yaml.scalars import dquote, scalar
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, Doc
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
-"""core.changeplan without the command line: which keys each kind of workload reads, found through
+"""changes.changeplan without the command line: which keys each kind of workload reads, found through
 its pod spec key by key and through the reference table for every other kind."""
 
 from __future__ import annotations
 
-from krmfn.core import changeplan
+from krmfn.changes import changeplan
 
 CONFIG = """\
 apiVersion: v1

@@ -7,7 +7,7 @@ import yaml
 from conftest import exit_code, resource_list, run
 
 from krmfn.core import scan
-from krmfn.document.tree import Doc, YamlError
+from krmfn.yaml.tree import Doc, YamlError
 
 try:
     from ruamel.yaml import YAML

@@ -29,11 +29,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from krmfn.document.encoding import first_bad_byte, wide_encoding
-from krmfn.document.envelope import ResourceList, hint
-from krmfn.document.resource import parse_item
-from krmfn.document.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError
+from krmfn.krm.envelope import ResourceList, hint
 from krmfn.results import InputError, ResourceRef, Result
+from krmfn.yaml.encoding import first_bad_byte, wide_encoding
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError, parse_item
 
 MIB = 1 << 20
 # The node limit is one node per this many bytes of the size limit: Kubernetes YAML runs at

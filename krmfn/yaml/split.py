@@ -30,8 +30,8 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from krmfn.document.scalars import non_string_plain
-from krmfn.document.tree import YamlError, _error
+from krmfn.yaml.scalars import non_string_plain
+from krmfn.yaml.tree import YamlError, _error
 
 
 class Origin:
