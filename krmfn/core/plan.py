@@ -24,13 +24,24 @@ if TYPE_CHECKING:
     from krmfn.core.annotate import Annotation
     from krmfn.core.jobs import Rename
 
+@dataclass(repr=False, eq=False, slots=True)
+class ItemChange:
+    """All the write does to one item, in one record: its own new name (or its name back), the
+    references it rewrites, a ``suffixJobs`` rename, and the stable-name pod-template hash."""
+
+    hashed: Hashed | None = None
+    rewrites: list[tuple[Reference, Hashed]] = field(default_factory=list)
+    rename: Rename | None = None
+    template: Annotation | None = None
+
+
 @dataclass(repr=False, eq=False)
 class Plan:
-    hashed: dict[int, Hashed]  # by item index
-    rewrites: dict[int, list[tuple[Reference, Hashed]]]  # by item index
+    changes: list[ItemChange | None]  # one per item, in input order; None: the item is untouched
     results: list[Result]
-    renames: dict[int, Rename] = field(default_factory=dict)  # suffixJobs, by item index
-    templates: dict[int, Annotation] = field(default_factory=dict)  # the stable-name pod-template hash, by item
+
+    def of(self, index: int) -> ItemChange | None:
+        return self.changes[index]
 
 
 def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str], empty: str) -> None:
@@ -81,16 +92,17 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         missing, marked = adopted.missing, adopted.named
     check_names_back(scanned.hashed, index)
 
-    rewrites: dict[int, list[tuple[Reference, Hashed]]] = {}
-    renames: dict[int, Rename] = {}
+    changes: list[ItemChange | None] = [None] * len(scanned.resources)
+    for h in scanned.hashed:
+        changes[h.res.index] = ItemChange(hashed=h)
     trapped: dict[int, dict[ResourceRef, None]] = {}  # objects named only from other namespaces: by whom
     fates: list[Result] = []  # what each change does to each referrer (core.rollout), said after the objects
-    templates: dict[int, Annotation] = {}
     warned: set[int] = set()  # hashed objects named where krmfn cannot rewrite (a warning says so)
     for item in (*scanned.references, *(i for i in marked if i not in scanned.references)):
         refs = scanned.references.get(item, [])
         res = scanned.resources[item]
         named: dict[int, Hashed] = {}  # the hashed ConfigMaps this item names, by item index
+        rewrites: list[tuple[Reference, Hashed]] = []
         for ref in refs:
             if ref.unplaced:
                 target = next((h for _, h in index.candidates(ref.kind, ref.name, res)
@@ -128,18 +140,18 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                         _where(res, ref.node)))
                 continue
             if ref.name != target.ref_name:
-                rewrites.setdefault(item, []).append((ref, target))
+                rewrites.append((ref, target))
             named[target.res.index] = target
         named.update((i, index.hashed_of[i]) for i in marked.get(item, ()))
         if named:
-            settled = settle(res, named, rewrites.get(item, []), scanned.rollouts.get(item), config, index)
+            settled = settle(res, named, rewrites, scanned.rollouts.get(item), config, index)
             results += settled.results
             if settled.fate is not None:
                 fates.append(settled.fate)
-            if settled.rename is not None:
-                renames[item] = settled.rename
-            if settled.annotation is not None:
-                templates[item] = settled.annotation
+            if rewrites or settled.rename is not None or settled.annotation is not None:
+                change = changes[item] or ItemChange()
+                change.rewrites, change.rename, change.template = rewrites, settled.rename, settled.annotation
+                changes[item] = change
             for target in named.values():
                 target.referrers.setdefault(settled.referrer)
         res.drop()
@@ -176,7 +188,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         from krmfn.core.audit import immutables, roll_paths  # here, for start-up time: only those runs need it
 
         results += roll_paths(scanned, index) + immutables(scanned, index)
-    return Plan(index.hashed_of, rewrites, _named_as_written(results, scanned.hashed), renames, templates)
+    return Plan(changes, _named_as_written(results, scanned.hashed))
 
 
 def _became(h: Hashed) -> str:

@@ -43,8 +43,10 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
     """Every planned edit of one item: renamed references, a suffixJobs rename, its own rename
     (or restore) and the stable-name pod-template hash."""
     edits: list[Edit] = []
-    refs = p.rewrites.get(res.index)
-    job = p.renames.get(res.index)
+    change = p.of(res.index)
+    if change is None:
+        return edits
+    refs, job = change.rewrites, change.rename
     try:
         if refs:
             names: dict[int, list[str]] = {}
@@ -65,15 +67,14 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
     except NotEditable as exc:
         field = res.tree.path_of(exc.node, res.node)
         raise InputError(f"{field} must change and cannot be written in place: {exc}", res.ref, field) from None
-    h = p.hashed.get(res.index)
+    h = change.hashed
     if h is not None and h.edits:
         edits += h.edits
-    template = p.templates.get(res.index)
-    if template is not None:
-        edits += template.edits
+    if change.template is not None:
+        edits += change.template.edits
     if edits and res.aliases and res.tree.may_alias:
         found: dict[int, int] = {}
-        for r, _ in refs or ():
+        for r, _ in refs:
             found[r.node] = found.get(r.node, 0) + 1
         edits += _aliases_kept(res, edits, found)
     return edits
