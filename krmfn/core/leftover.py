@@ -35,7 +35,8 @@ from krmfn.results import Result
 # Annotations other tools write, never a reference a user placed.
 IGNORED_ANNOTATIONS = ("krmfn.dev/", "kubectl.kubernetes.io/", "meta.helm.sh/", "deployment.kubernetes.io/",
                        *(k for keys in MARK_KEYS.values() for k in keys))
-KNOWN_FIELDS = {"credentialName": "Secret"}  # Istio Gateway and DestinationRule tls: a Secret's name
+# Istio's DestinationRule tls (a Gateway's is a row of core.table, rewritten): a Secret's name.
+KNOWN_FIELDS = {"credentialName": "Secret"}
 _NAME_CHARS = "A-Za-z0-9_\\-"
 
 

@@ -4,6 +4,7 @@ with its path and the fieldSpecs entry to add; a run with no rename pays nothing
 from __future__ import annotations
 
 import pytest
+import yaml
 from conftest import exit_code, resource_list, run
 
 from krmfn.core import hashing
@@ -61,15 +62,27 @@ def test_an_annotation_and_another_configmaps_data_are_read():
     assert "path: metadata/annotations/example.com\\/config}" in found[0].message
 
 
+SECRET = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
+          '    annotations: {krmfn.dev/content-hash: "true"}\n  stringData: {k: v}\n')
+
+
 def test_istio_credential_name_is_a_secret_field_spec():
-    secret = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
-              '    annotations: {krmfn.dev/content-hash: "true"}\n  stringData: {k: v}\n')
+    rule = ("- apiVersion: networking.istio.io/v1\n  kind: DestinationRule\n  metadata: {name: dr, namespace: ns}\n"
+            "  spec:\n    host: h\n    trafficPolicy:\n      tls: {mode: MUTUAL, credentialName: tls}\n")
+    [w] = leftovers(SECRET + rule)
+    assert w.field_path == "spec.trafficPolicy.tls.credentialName"
+    assert w.message.endswith("- kind: Secret\n  fieldSpecs:\n  - {kind: DestinationRule, group: networking.istio.io, "
+                              "path: spec/trafficPolicy/tls/credentialName}")
+
+
+def test_an_istio_gateways_credential_name_is_rewritten_not_left_over():
     gateway = ("- apiVersion: networking.istio.io/v1\n  kind: Gateway\n  metadata: {name: gw, namespace: ns}\n"
                "  spec:\n    servers:\n    - tls: {mode: SIMPLE, credentialName: tls}\n")
-    [w] = leftovers(secret + gateway)
-    assert w.field_path == "spec.servers[0].tls.credentialName"
-    assert w.message.endswith("- kind: Secret\n  fieldSpecs:\n  - {kind: Gateway, group: networking.istio.io, "
-                              "path: spec/servers/tls/credentialName}")
+    out = run(resource_list(SECRET + gateway))
+    assert exit_code(out) == 0 and [r for r in out.results if "the original name of" in r.message] == []
+    secret, gw = yaml.safe_load(out.text)["items"]
+    assert secret["metadata"]["name"].startswith("tls-")
+    assert gw["spec"]["servers"][0]["tls"]["credentialName"] == secret["metadata"]["name"]
 
 
 @pytest.mark.parametrize("container", [
