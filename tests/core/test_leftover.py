@@ -135,3 +135,49 @@ def test_a_run_with_no_rename_does_not_scan(monkeypatch):
     assert leftovers(plain + deployment("args: [--config, db]")) == []
     with pytest.raises(AssertionError, match="renames nothing"):
         leftovers(CM + deployment("args: [--config, db]"))
+
+
+# --- the fieldSpecs entry a warning gives: accepted as it is, and it does what it says ------------
+
+OTHER = "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other, namespace: ns}\n  data: {app.conf: db}\n"
+RULE = ("- apiVersion: networking.istio.io/v1\n  kind: DestinationRule\n  metadata: {name: dr, namespace: ns}\n"
+        "  spec:\n    host: h\n    trafficPolicy:\n      tls: {mode: MUTUAL, credentialName: tls}\n")
+PASTED = [  # (items, the object's original name, where it is left over, the same place as data keys)
+    (CM + deployment("args: [--config, db]"), "db", ("spec", "template", "spec", "containers", 0, "args", 1)),
+    (CM + deployment("command: [run, db]"), "db", ("spec", "template", "spec", "containers", 0, "command", 1)),
+    (CM + deployment("env:\n- {name: CONFIG, value: db}"), "db",
+     ("spec", "template", "spec", "containers", 0, "env", 0, "value")),
+    (CM + deployment("image: x", "example.com/config: db"), "db", ("metadata", "annotations", "example.com/config")),
+    (CM + OTHER, "db", ("data", "app.conf")),
+    (SECRET + RULE, "tls", ("spec", "trafficPolicy", "tls", "credentialName")),
+]
+
+
+def _at(obj, keys):
+    for key in keys:
+        obj = obj[key]
+    return obj
+
+
+@pytest.mark.parametrize("items,original,keys", PASTED, ids=["args", "command", "env value", "annotation",
+                                                             "configmap data", "credentialName"])
+def test_the_field_specs_a_warning_gives_are_accepted_and_rewrite_the_name(items, original, keys):
+    """The entry the warning says to add, pasted as it is into the function config's fieldSpecs:
+    core.user_specs accepts it, the next run rewrites the name there, and the warning is gone."""
+    from krmfn.core.user_specs import parse_field_specs
+    from krmfn.results import Where
+
+    [w] = leftovers(items)
+    pasted = (w.detail or w.message.split("fieldSpecs (docs/field-specs.md):\n", 1)[1])
+    data = yaml.safe_load(pasted)
+    assert parse_field_specs(data, Where("fieldSpecs")), pasted  # accepted, and about a renamed kind
+    config = yaml.safe_dump({"apiVersion": "fn.krmfn.dev/v1alpha1", "kind": "ContentHash",
+                             "metadata": {"name": "c"}, "fieldSpecs": data})
+    out = run(resource_list(items, config))
+    assert exit_code(out) == 0, out.results
+    assert [r for r in out.results if "the original name of" in r.message] == []
+    by_name = {i["metadata"]["name"]: i for i in yaml.safe_load(out.text)["items"]}
+    [renamed] = [n for n, i in by_name.items() if i["metadata"].get("annotations", {}).get(
+        "krmfn.dev/original-name") == original]
+    referrer = by_name[w.resource.name]
+    assert _at(referrer, keys) == renamed
