@@ -48,7 +48,9 @@ def test_a_leftover_in_a_container_is_one_warning_with_the_field_spec(container,
     [w] = leftovers(CM + deployment(container))
     assert str(w.resource) == "Deployment/ns/web" and w.field_path == path
     assert w.current == "db" and w.proposed == NEW
-    assert w.message.endswith(f"fieldSpecs (docs/field-specs.md):\n- {{kind: Deployment, group: apps, path: {spec_path}}}")
+    spec = f"{{kind: Deployment, group: apps, path: {spec_path}}}"
+    assert w.detail == f"- {spec}" and w.to_data()["tags"] == {"fieldSpecs": f"- {spec}"}
+    assert f"add {spec} to the function config's fieldSpecs" in w.message and "\n" not in w.message
     assert ("inside a longer value" in w.message) is not whole
 
 
@@ -60,6 +62,7 @@ def test_an_annotation_and_another_configmaps_data_are_read():
         ("Deployment/ns/web", "metadata.annotations[example.com/config]"),
         ("ConfigMap/ns/other", "data[app.conf]")]
     assert "path: metadata/annotations/example.com\\/config}" in found[0].message
+    assert found[0].detail.endswith("path: metadata/annotations/example.com\\/config}")
 
 
 SECRET = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
@@ -71,8 +74,9 @@ def test_istio_credential_name_is_a_secret_field_spec():
             "  spec:\n    host: h\n    trafficPolicy:\n      tls: {mode: MUTUAL, credentialName: tls}\n")
     [w] = leftovers(SECRET + rule)
     assert w.field_path == "spec.trafficPolicy.tls.credentialName"
-    assert w.message.endswith("- kind: Secret\n  fieldSpecs:\n  - {kind: DestinationRule, group: networking.istio.io, "
-                              "path: spec/trafficPolicy/tls/credentialName}")
+    assert "in a nameReference entry for Secrets" in w.message and "\n" not in w.message
+    assert w.detail == ("- kind: Secret\n  fieldSpecs:\n  - {kind: DestinationRule, group: networking.istio.io, "
+                        "path: spec/trafficPolicy/tls/credentialName}")
 
 
 def test_an_istio_gateways_credential_name_is_rewritten_not_left_over():
@@ -168,7 +172,7 @@ def test_the_field_specs_a_warning_gives_are_accepted_and_rewrite_the_name(items
     from krmfn.results import Where
 
     [w] = leftovers(items)
-    pasted = (w.detail or w.message.split("fieldSpecs (docs/field-specs.md):\n", 1)[1])
+    pasted = w.detail
     data = yaml.safe_load(pasted)
     assert parse_field_specs(data, Where("fieldSpecs")), pasted  # accepted, and about a renamed kind
     config = yaml.safe_dump({"apiVersion": "fn.krmfn.dev/v1alpha1", "kind": "ContentHash",
