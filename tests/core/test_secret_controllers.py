@@ -710,3 +710,25 @@ def test_no_planted_value_reaches_krmfn_plan_in_any_format(tmp_path):
         for kind in ("SealedSecret", "ExternalSecret", "SecretProviderClass"):
             assert kind in done.stdout, (fmt, done.stdout)
         _no_value(done.stdout + done.stderr, (*PLANTED.values(), *changed.values()))
+
+
+def test_an_external_secret_whose_target_is_another_kind_is_an_error_naming_the_field():
+    out = run(resource_list(external(target="name: db-creds\nmanifest: {apiVersion: v1, kind: ConfigMap}")))
+    assert exit_code(out) == 1
+    [error] = out.results
+    assert error.field_path == "spec.target.manifest" and "not a Secret" in error.message
+
+
+def test_the_deletion_policy_is_hashed_like_the_rest_of_the_spec():
+    names = {policy: next(k[1] for k in items_by_name(run(resource_list(external(
+        target=f"name: db-creds\ndeletionPolicy: {policy}")))) if k[0] == "ExternalSecret")
+        for policy in ("Retain", "Delete")}
+    assert names["Retain"] != names["Delete"] and all(n.startswith("db-") for n in names.values())
+
+
+def test_a_cluster_external_secret_is_left_as_it_is():
+    """The operator names the ExternalSecrets it makes in each namespace: nothing krmfn could rename."""
+    text = external().replace("kind: ExternalSecret", "kind: ClusterExternalSecret").replace("    namespace: app\n", "")
+    out = run(resource_list(text))
+    assert exit_code(out) == 0 and out.results == []
+    assert out.text == resource_list(text)
