@@ -31,6 +31,7 @@ ENVIRONMENT = {
     "KRMFN_SUFFIX_JOBS": "suffix_jobs",
     "KRMFN_STRATEGY": "strategy",
     "KRMFN_DEFAULT_NAMESPACE": "default_namespace",
+    "KRMFN_AUDIT": "audit",
     "KRMFN_FIELD_SPECS": "field_specs",
     "KRMFN_CONFIG": "config",
     "KRMFN_MAX_INPUT_SIZE": "max_input_size",
@@ -40,7 +41,7 @@ ENVIRONMENT = {
 FLAG_OF = {"select": "--select", "names": "--names", "selector": "--selector", "kinds": "--kinds",
            "honor": "--honor", "algorithm": "--algorithm", "retention": "--retention",
            "suffixJobs": "--suffix-jobs", "fieldSpecs": "--field-specs", "strategy": "--strategy",
-           "defaultNamespace": "--default-namespace"}
+           "defaultNamespace": "--default-namespace", "audit": "--audit"}
 # An option's attribute (as in ENVIRONMENT) -> the function config field it sets.
 FIELD_OF = {"suffix_jobs": "suffixJobs", "field_specs": "fieldSpecs", "default_namespace": "defaultNamespace"}
 
@@ -75,6 +76,7 @@ class Flags:
     honor: list[str] | None = None
     strategy: str | None = None
     default_namespace: str | None = None
+    audit: str | None = None
 
     def fields(self) -> dict[str, object]:
         """The functionConfig fields these flags set, in ConfigMap-form strings."""
@@ -100,6 +102,8 @@ class Flags:
             out["strategy"] = self.strategy
         if self.default_namespace is not None:
             out["defaultNamespace"] = self.default_namespace
+        if self.audit is not None:
+            out["audit"] = self.audit
         return out
 
 

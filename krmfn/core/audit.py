@@ -3,10 +3,14 @@ warning for each object a workload reads where a running pod never sees a change
 rolls the workload; and one for ``immutable: true`` on an object krmfn does not rename.
 
 Why here, after adopt: a workload's mark may opt an object in, and only then is it known that
-the object rolls. One warning per workload and object, naming every way it is read.
+the object rolls. One warning per workload and object, naming every way it is read. The
+function config's ``audit`` gives the level: ``warn`` (the default), ``info``, or ``off``, which
+the scan and the plan check before looking at all.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from krmfn.core.lookup import Index
 from krmfn.core.optin import skips
@@ -60,4 +64,9 @@ def immutables(scanned: Scanned, index: Index) -> list[Result]:
     return out
 
 
-__all__ = ["immutables", "roll_paths"]
+def at_level(results: list[Result], level: str) -> list[Result]:
+    """The audit's findings at the function config's ``audit`` level: ``info`` lowers each warning."""
+    return [replace(r, severity="info") for r in results] if level == "info" else results
+
+
+__all__ = ["at_level", "immutables", "roll_paths"]

@@ -14,6 +14,7 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     retention: [flux, argocd]
     strategy: suffix             # or: annotation (keep the name, roll through a pod-template hash)
     defaultNamespace: default    # what an empty metadata.namespace means in this render
+    audit: warn                  # or: info, off (config that cannot roll: core.audit)
 
 Plain ConfigMap (``kpt fn eval --exec krmfn -- select=all retention=flux,argocd``): the same
 fields as ``data`` strings; lists are comma-separated, ``selector`` is a label selector string.
@@ -57,6 +58,9 @@ STRATEGIES = (Strategy.SUFFIX, Strategy.ANNOTATION)  # what a user may choose
 _NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 # The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
 HONORED = ("reloader", "autoreload")
+# The roll-path audit's level (core.audit): its findings as warnings (default: a change never read
+# is silent, the failure users report most), as infos, or not looked for at all.
+AUDIT_LEVELS = ("warn", "info", "off")
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ class Config:
     # What an empty namespace means, for referrers and objects alike: kustomize's "default", or
     # the namespace ``kubectl apply -n NS`` will put them in.
     default_namespace: str = "default"
+    audit: str = "warn"  # one of AUDIT_LEVELS
     # How the user gave a field, when not as a function config field: a flag (``--names``) or an
     # environment variable (``KRMFN_NAMES``), by field key, so that a message names it that way.
     labels: tuple[tuple[str, str], ...] = ()
@@ -156,6 +161,7 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "suffixJobs": ("suffix_jobs", _as_bool),
     "strategy": ("strategy", lambda v, at: Strategy(_one_of(v, STRATEGIES, at))),
     "defaultNamespace": ("default_namespace", _namespace),
+    "audit": ("audit", lambda v, at: _one_of(v, AUDIT_LEVELS, at)),
 }
 FIELDS = tuple(_READERS)
 

@@ -27,15 +27,18 @@ import re
 from collections.abc import Iterator
 
 from krmfn.core.fieldspec import join_path
+from krmfn.core.kinds import plural
 from krmfn.core.optin import MARK_KEYS
 from krmfn.core.scan import Hashed, Scanned
+from krmfn.core.unplaced import DETAIL_TAG
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
 
 # Annotations other tools write, never a reference a user placed.
 IGNORED_ANNOTATIONS = ("krmfn.dev/", "kubectl.kubernetes.io/", "meta.helm.sh/", "deployment.kubernetes.io/",
                        *(k for keys in MARK_KEYS.values() for k in keys))
-KNOWN_FIELDS = {"credentialName": "Secret"}  # Istio Gateway and DestinationRule tls: a Secret's name
+# Istio's DestinationRule tls (a Gateway's is a row of core.table, rewritten): a Secret's name.
+KNOWN_FIELDS = {"credentialName": "Secret"}
 _NAME_CHARS = "A-Za-z0-9_\\-"
 
 
@@ -102,17 +105,25 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
 
 
 def _warning(res: Resource, keys: tuple[str, ...], node: int, h: Hashed, kind: str | None, whole: bool) -> Result:
+    """One line, as every message is; the fieldSpecs entry rides beside it (``krmfn -v``, and the
+    result's ``tags.fieldSpecs``), as for an unplaced reference (core.unplaced)."""
     kind = kind or h.res.kind
     where = res.tree.path_of(node, res.node)
     group = f", group: {res.group}" if res.group else ""
     spec = f"{{kind: {res.kind}{group}, path: {join_path(keys)}}}"
     paste = f"- {spec}" if kind == "ConfigMap" else f"- kind: {kind}\n  fieldSpecs:\n  - {spec}"
-    inside = (" Add" if whole else " The name sits inside a longer value, which a field spec does not rewrite: "
-              "give it a field of its own (its own arg, or an env var from a configMapKeyRef), then add")
+    if kind == "ConfigMap":  # short enough for the one line
+        add = f"add {spec} to the function config's fieldSpecs"
+    else:
+        add = (f"add a field spec, in a nameReference entry for {plural(kind)}, to the function config's "
+               f"fieldSpecs: krmfn -v prints it ready to paste, and the function's result holds it in "
+               f"tags.{DETAIL_TAG}")
+    inside = ("" if whole else "the name sits inside a longer value, which a field spec does not rewrite: give it "
+              "a field of its own (its own arg, or an env var from a configMapKeyRef), then ")
     return Result(f"holds {h.original}, the original name of {h.res.kind} {h.original}, which krmfn renames to "
-                  f"{h.new_name}: if this means that {h.res.kind}, it keeps naming the old one.{inside} to the "
-                  f"function config's fieldSpecs (docs/field-specs.md):\n{paste}", "warning", res.ref, where,
-                  h.original, h.new_name)
+                  f"{h.new_name}: if this means that {h.res.kind}, it keeps naming the old one. To rewrite it, "
+                  f"{inside}{add} (docs/field-specs.md).", "warning", res.ref, where, h.original, h.new_name,
+                  paste, DETAIL_TAG)
 
 
 __all__ = ["leftovers"]

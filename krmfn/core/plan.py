@@ -184,10 +184,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         from krmfn.core.leftover import leftovers  # here, for start-up time: only renaming runs need it
 
         results += leftovers(scanned, moved)
-    if scanned.reads or scanned.immutable:
-        from krmfn.core.audit import immutables, roll_paths  # here, for start-up time: only those runs need it
+    if (scanned.reads or scanned.immutable) and config.audit != "off":
+        from krmfn.core.audit import at_level, immutables, roll_paths  # here, for start-up time: only those runs
 
-        results += roll_paths(scanned, index) + immutables(scanned, index)
+        results += at_level(roll_paths(scanned, index) + immutables(scanned, index), config.audit)
     return Plan(changes, _named_as_written(results, scanned.hashed))
 
 

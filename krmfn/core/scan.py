@@ -526,7 +526,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             found = verdict(res.tree, res.node, res.api_version, res.kind)
             if found is not None:
                 out.rollouts[index] = found
-                if refs:
+                if refs and config.audit != "off":  # audit: off looks for nothing
                     _scan_reads(res, refs, config, out)
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
         # it knows, when the text mentions a renamed kind more often than the walk found names of

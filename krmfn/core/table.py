@@ -197,6 +197,9 @@ BUILTIN: tuple[Entry, ...] = (
     Entry("KEDA", "keda.sh", "ScaledJob", "spec/jobTargetRef/template/spec", POD_SPEC),
     _secret("KEDA", "keda.sh", "TriggerAuthentication", "spec/secretTargetRef/name"),
     _secret("KEDA", "keda.sh", "ClusterTriggerAuthentication", "spec/secretTargetRef/name"),
+    # Istio: a Gateway's TLS server names the Secret holding its certificate, read in the namespace of
+    # the gateway's workload (the Gateway's own in the usual layout, where both sit together).
+    _secret("Istio", "networking.istio.io", "Gateway", "spec/servers/tls/credentialName"),
     Entry("OpenKruise", "apps.kruise.io", "CloneSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "StatefulSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "DaemonSet", "spec/template/spec", POD_SPEC),

@@ -282,6 +282,7 @@ FLAG_CASES = [
     (options.Flags(suffix_jobs=True), "suffixJobs: true"),
     (options.Flags(strategy="annotation"), "strategy: annotation"),
     (options.Flags(default_namespace="demo"), "defaultNamespace: demo"),
+    (options.Flags(audit="info"), "audit: info"),
     (options.Flags(field_specs=[{"kind": "Rollout", "group": "argoproj.io",
                                  "path": "spec/template/spec/volumes/configMap/name"}]),
      "fieldSpecs: [{kind: Rollout, group: argoproj.io, path: spec/template/spec/volumes/configMap/name}]"),
@@ -481,9 +482,10 @@ def test_help_documents_every_mode_and_option() -> None:
     text = out(cli(["--help"]))
     for word in ("FILE|DIR", "--stream", "--in-place", "helm", "plugin CONFIG", "install-kustomize-plugin",
                  "install-helm-plugin", "krmfn gc", "--select", "--names", "--selector", "--algorithm",
-                 "--retention", "--suffix-jobs", "--strategy", "--default-namespace", "--field-specs", "--config",
+                 "--retention", "--suffix-jobs", "--strategy", "--default-namespace", "--audit", "--field-specs",
+                 "--config",
                  "--max-input-size", "--version", "KRMFN_SELECT", "KRMFN_RETENTION", "KRMFN_STRATEGY",
-                 "KRMFN_DEFAULT_NAMESPACE", "KRMFN_MAX_INPUT_SIZE", "exit status"):
+                 "KRMFN_DEFAULT_NAMESPACE", "KRMFN_AUDIT", "KRMFN_MAX_INPUT_SIZE", "exit status"):
         assert word in text, word
     for mode in ("helm", "plugin", "install-kustomize-plugin", "install-helm-plugin", "gc"):
         assert cli([mode, "--help"]).returncode == 0, mode
@@ -585,6 +587,20 @@ def test_helm_mode_reads_the_default_namespace_from_the_environment() -> None:
     assert "name: app-config-" in text.split("kind: Deployment")[1]
     assert "KRMFN_DEFAULT_NAMESPACE must be a namespace name" in one_sentence(
         cli(["helm"], STREAM, env={"KRMFN_DEFAULT_NAMESPACE": "Demo"}))
+
+
+def test_the_audit_level_from_a_flag_and_from_the_environment() -> None:
+    """--audit and KRMFN_AUDIT (helm mode) set the function config's audit: a Deployment reading an
+    unhashed ConfigMap through envFrom is a warning by default, an info (shown with -v) or nothing."""
+    unhashed = STREAM.replace('krmfn.dev/content-hash: "true"', 'example.com/x: "y"')
+    assert "nothing rolls Deployment app" in cli(["--stream"], unhashed).stderr.decode()
+    for args, env in ((["--stream", "--audit", "off", "-v"], {}), (["helm", "-v"], {"KRMFN_AUDIT": "off"})):
+        assert "nothing rolls" not in cli(args, unhashed, env=env).stderr.decode(), (args, env)
+    infos = cli(["helm", "-v"], unhashed, env={"KRMFN_AUDIT": "info"}).stderr.decode()
+    assert "nothing rolls Deployment app" in infos
+    assert "nothing rolls" not in cli(["helm"], unhashed, env={"KRMFN_AUDIT": "info"}).stderr.decode()
+    assert "KRMFN_AUDIT must be one of warn, info, off, not 'loud'" in one_sentence(
+        cli(["helm"], STREAM, env={"KRMFN_AUDIT": "loud"}))
 
 
 def test_plugin_mode(tmp_path: Path) -> None:

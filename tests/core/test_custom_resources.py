@@ -148,6 +148,27 @@ def test_keda_and_openkruise():
     assert get(objs["DaemonSet/node-proxy"], "spec.template.spec.volumes.0.configMap.name") == new
 
 
+def test_istio_gateway_credential_name_follows_and_a_destination_rule_gets_the_leftover_warning():
+    """The Gateway's credentialName is a row of the table: rewritten. The DestinationRule's is not:
+    left as written, with the leftover warning that gives its fieldSpecs entry."""
+    istio = _items("istio")
+    objs = by_name(istio)
+    assert get(objs["Gateway/shop"], "spec.servers.0.tls.credentialName") == hashed(istio, "shop-tls", "Secret")
+    assert "credentialName" not in get(objs["Gateway/shop"], "spec.servers.1.tls")
+    assert get(objs["DestinationRule/payments-mtls"], "spec.trafficPolicy.tls.credentialName") == "shop-tls"
+    warned = [(r["resourceRef"]["kind"], r["field"]["path"]) for r in _results("istio") if r["severity"] == "warning"]
+    assert warned == [("DestinationRule", "spec.trafficPolicy.tls.credentialName")]
+
+
+def test_an_istio_gateway_in_another_namespace_than_its_secret_is_told_not_rewritten():
+    items = _items("istio", "input")
+    secret, gateway = items[0], {**items[1], "metadata": {"name": "shop", "namespace": "web"}}
+    out = run(resource_list(yaml.safe_dump([secret, gateway])))
+    assert get(yaml.safe_load(out.text)["items"][1], "spec.servers.0.tls.credentialName") == "shop-tls"
+    [w] = [r for r in out.results if r.severity == "warning" and str(r.resource) == "Gateway/web/shop"]
+    assert w.field_path == "spec.servers[0].tls.credentialName" and "istio-system" in w.message
+
+
 def test_node_roles_and_ingress_annotation():
     items = _items("kubernetes-extras")
     kubelet, fastcgi = hashed(items, "kubelet-config"), hashed(items, "fastcgi-params")

@@ -4,6 +4,7 @@ with its path and the fieldSpecs entry to add; a run with no rename pays nothing
 from __future__ import annotations
 
 import pytest
+import yaml
 from conftest import exit_code, resource_list, run
 
 from krmfn.core import hashing
@@ -47,7 +48,9 @@ def test_a_leftover_in_a_container_is_one_warning_with_the_field_spec(container,
     [w] = leftovers(CM + deployment(container))
     assert str(w.resource) == "Deployment/ns/web" and w.field_path == path
     assert w.current == "db" and w.proposed == NEW
-    assert w.message.endswith(f"fieldSpecs (docs/field-specs.md):\n- {{kind: Deployment, group: apps, path: {spec_path}}}")
+    spec = f"{{kind: Deployment, group: apps, path: {spec_path}}}"
+    assert w.detail == f"- {spec}" and w.to_data()["tags"] == {"fieldSpecs": f"- {spec}"}
+    assert f"add {spec} to the function config's fieldSpecs" in w.message and "\n" not in w.message
     assert ("inside a longer value" in w.message) is not whole
 
 
@@ -59,17 +62,31 @@ def test_an_annotation_and_another_configmaps_data_are_read():
         ("Deployment/ns/web", "metadata.annotations[example.com/config]"),
         ("ConfigMap/ns/other", "data[app.conf]")]
     assert "path: metadata/annotations/example.com\\/config}" in found[0].message
+    assert found[0].detail.endswith("path: metadata/annotations/example.com\\/config}")
+
+
+SECRET = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
+          '    annotations: {krmfn.dev/content-hash: "true"}\n  stringData: {k: v}\n')
 
 
 def test_istio_credential_name_is_a_secret_field_spec():
-    secret = ("- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: tls\n    namespace: ns\n"
-              '    annotations: {krmfn.dev/content-hash: "true"}\n  stringData: {k: v}\n')
+    rule = ("- apiVersion: networking.istio.io/v1\n  kind: DestinationRule\n  metadata: {name: dr, namespace: ns}\n"
+            "  spec:\n    host: h\n    trafficPolicy:\n      tls: {mode: MUTUAL, credentialName: tls}\n")
+    [w] = leftovers(SECRET + rule)
+    assert w.field_path == "spec.trafficPolicy.tls.credentialName"
+    assert "in a nameReference entry for Secrets" in w.message and "\n" not in w.message
+    assert w.detail == ("- kind: Secret\n  fieldSpecs:\n  - {kind: DestinationRule, group: networking.istio.io, "
+                        "path: spec/trafficPolicy/tls/credentialName}")
+
+
+def test_an_istio_gateways_credential_name_is_rewritten_not_left_over():
     gateway = ("- apiVersion: networking.istio.io/v1\n  kind: Gateway\n  metadata: {name: gw, namespace: ns}\n"
                "  spec:\n    servers:\n    - tls: {mode: SIMPLE, credentialName: tls}\n")
-    [w] = leftovers(secret + gateway)
-    assert w.field_path == "spec.servers[0].tls.credentialName"
-    assert w.message.endswith("- kind: Secret\n  fieldSpecs:\n  - {kind: Gateway, group: networking.istio.io, "
-                              "path: spec/servers/tls/credentialName}")
+    out = run(resource_list(SECRET + gateway))
+    assert exit_code(out) == 0 and [r for r in out.results if "the original name of" in r.message] == []
+    secret, gw = yaml.safe_load(out.text)["items"]
+    assert secret["metadata"]["name"].startswith("tls-")
+    assert gw["spec"]["servers"][0]["tls"]["credentialName"] == secret["metadata"]["name"]
 
 
 @pytest.mark.parametrize("container", [
@@ -122,3 +139,49 @@ def test_a_run_with_no_rename_does_not_scan(monkeypatch):
     assert leftovers(plain + deployment("args: [--config, db]")) == []
     with pytest.raises(AssertionError, match="renames nothing"):
         leftovers(CM + deployment("args: [--config, db]"))
+
+
+# --- the fieldSpecs entry a warning gives: accepted as it is, and it does what it says ------------
+
+OTHER = "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other, namespace: ns}\n  data: {app.conf: db}\n"
+RULE = ("- apiVersion: networking.istio.io/v1\n  kind: DestinationRule\n  metadata: {name: dr, namespace: ns}\n"
+        "  spec:\n    host: h\n    trafficPolicy:\n      tls: {mode: MUTUAL, credentialName: tls}\n")
+PASTED = [  # (items, the object's original name, where it is left over, the same place as data keys)
+    (CM + deployment("args: [--config, db]"), "db", ("spec", "template", "spec", "containers", 0, "args", 1)),
+    (CM + deployment("command: [run, db]"), "db", ("spec", "template", "spec", "containers", 0, "command", 1)),
+    (CM + deployment("env:\n- {name: CONFIG, value: db}"), "db",
+     ("spec", "template", "spec", "containers", 0, "env", 0, "value")),
+    (CM + deployment("image: x", "example.com/config: db"), "db", ("metadata", "annotations", "example.com/config")),
+    (CM + OTHER, "db", ("data", "app.conf")),
+    (SECRET + RULE, "tls", ("spec", "trafficPolicy", "tls", "credentialName")),
+]
+
+
+def _at(obj, keys):
+    for key in keys:
+        obj = obj[key]
+    return obj
+
+
+@pytest.mark.parametrize("items,original,keys", PASTED, ids=["args", "command", "env value", "annotation",
+                                                             "configmap data", "credentialName"])
+def test_the_field_specs_a_warning_gives_are_accepted_and_rewrite_the_name(items, original, keys):
+    """The entry the warning says to add, pasted as it is into the function config's fieldSpecs:
+    core.user_specs accepts it, the next run rewrites the name there, and the warning is gone."""
+    from krmfn.core.user_specs import parse_field_specs
+    from krmfn.results import Where
+
+    [w] = leftovers(items)
+    pasted = w.detail
+    data = yaml.safe_load(pasted)
+    assert parse_field_specs(data, Where("fieldSpecs")), pasted  # accepted, and about a renamed kind
+    config = yaml.safe_dump({"apiVersion": "fn.krmfn.dev/v1alpha1", "kind": "ContentHash",
+                             "metadata": {"name": "c"}, "fieldSpecs": data})
+    out = run(resource_list(items, config))
+    assert exit_code(out) == 0, out.results
+    assert [r for r in out.results if "the original name of" in r.message] == []
+    by_name = {i["metadata"]["name"]: i for i in yaml.safe_load(out.text)["items"]}
+    [renamed] = [n for n, i in by_name.items() if i["metadata"].get("annotations", {}).get(
+        "krmfn.dev/original-name") == original]
+    referrer = by_name[w.resource.name]
+    assert _at(referrer, keys) == renamed

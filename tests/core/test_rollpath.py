@@ -107,3 +107,39 @@ def test_immutable_on_an_object_krmfn_renames_is_fine():
     assert immutable_warnings(cm) == []
     marked = CM % "" + "  immutable: true\n" + deployment(ENV, 'krmfn.dev/content-hash: "true"')
     assert immutable_warnings(marked) == []
+
+
+# --- the audit's level: the function config's audit field ----------------------------------
+
+def audit_results(items: str, level: str | None) -> list:
+    config = None if level is None else f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{audit: {level}}}"
+    out = run(resource_list(items, config))
+    assert exit_code(out) == 0, out.results
+    return [r for r in out.results if "nothing rolls" in r.message or r.field_path == "immutable"]
+
+
+AUDITED = CM % "" + deployment(ENV) + CM.replace("cfg", "frozen") % "" + "  immutable: true\n"
+
+
+@pytest.mark.parametrize("level,severity", [(None, "warning"), ("warn", "warning"), ("info", "info")])
+def test_the_audit_level_gives_the_findings_severity(level, severity):
+    found = audit_results(AUDITED, level)
+    assert [(r.field_path, r.severity) for r in found] == [
+        ("spec.template.spec.containers[0].env[0].valueFrom.configMapKeyRef.name", severity),
+        ("immutable", severity)]
+
+
+def test_audit_off_says_nothing_and_never_looks(monkeypatch):
+    from krmfn.core import scan
+
+    def refuse(*_):
+        raise AssertionError("looked at how the config is read with audit: off")
+
+    monkeypatch.setattr(scan, "_scan_reads", refuse)
+    assert audit_results(AUDITED, "off") == []
+
+
+def test_an_unknown_audit_level_is_an_error_naming_the_field():
+    out = run(resource_list(CM % "", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {audit: loud}"))
+    assert exit_code(out) == 1
+    assert "function config field 'audit' must be one of warn, info, off, not 'loud'" in out.results[0].message

@@ -4,6 +4,7 @@ SecretProviderClass (Secrets Store CSI driver), SealedSecret (sealed-secrets), E
 
 from __future__ import annotations
 
+import base64
 import textwrap
 from datetime import timedelta
 
@@ -615,3 +616,119 @@ def test_plan_on_a_secret_provider_class_rolls_every_mount():
     [config] = found.configs
     assert config.kind == "SecretProviderClass" and config.changed == ["*"]
     assert found.rolls[0].reads == {"SecretProviderClass checkout-vault": ["*"]}
+
+
+# --- retention and values: the same rules as for Secrets, on every controller kind ------------
+
+RETAINED = {"kustomize.toolkit.fluxcd.io/prune": "disabled", "argocd.argoproj.io/sync-options": "Prune=false",
+            "helm.sh/resource-policy": "keep"}
+
+
+@pytest.mark.parametrize("name", golden_examples(EXAMPLES))
+def test_retention_keeps_every_renamed_controller_object_from_pruning(name):
+    """The previous version (and, for an ExternalSecret that owns its Secret, that Secret with it)
+    must outlive the rollout: retention's annotations go on each renamed object, as on a Secret."""
+    source = (EXAMPLES / name / "input.yaml").read_text()
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {retention: 'flux,argocd,helm'}"
+    out = run(source.rstrip("\n") + "\nfunctionConfig:\n" + textwrap.indent(config, "  ") + "\n")
+    assert exit_code(out) == 0, out.results
+    renamed = [i for i in yaml.safe_load(out.text)["items"] if i["kind"] in BY_KIND
+               and "krmfn.dev/original-name" in i["metadata"].get("annotations", {})]
+    assert renamed, name
+    for item in renamed:
+        annotations = item["metadata"]["annotations"]
+        assert {k: annotations.get(k) for k in RETAINED} == RETAINED, (item["kind"], item["metadata"]["name"])
+
+
+PLANTED = {"sealed": "AgPLANTEDsealed0valu", "template": "planted-template-9q", "es": "planted-es-template-4k",
+           "spc": "planted-spc-param-7z"}
+
+
+def _planted(spc_extra: str = "", sealed_scope: str = NAMESPACE_WIDE, duplicate: str = "") -> str:
+    sealed_item = f"""\
+- apiVersion: bitnami.com/v1alpha1
+  kind: SealedSecret
+  metadata:
+    name: db-creds
+    namespace: app
+    annotations:
+      krmfn.dev/content-hash: "true"
+      {sealed_scope}
+  spec:
+    encryptedData:
+      password: {PLANTED["sealed"]}{duplicate}
+    template:
+      type: Opaque
+      data: {{dsn: "{PLANTED["template"]}"}}
+"""
+    es = external(target=f'name: es-creds\ncreationPolicy: Owner\ntemplate:\n  data: {{token: "{PLANTED["es"]}"}}')
+    provider = spc(spec=f'provider: vault\nparameters:\n  roleName: "{PLANTED["spc"]}"\n{spc_extra}')
+    env = ("env:\n- name: A\n  valueFrom: {secretKeyRef: {name: db-creds, key: password}}\n"
+           "- name: B\n  valueFrom: {secretKeyRef: {name: es-creds, key: token}}\n"
+           "- name: C\n  valueFrom: {secretKeyRef: {name: other, key: k}}")
+    return sealed_item + es + provider + deployment(volume=CSI_VOLUME, env=env)
+
+
+def _no_value(text: str, values: tuple[str, ...] = tuple(PLANTED.values())) -> None:
+    for value in values:
+        for form in (value, base64.b64encode(value.encode()).decode()):
+            assert form not in text, form
+
+
+@pytest.mark.parametrize("case", ["renamed", "strict scope", "duplicate key", "not opted in"])
+def test_no_planted_value_of_any_controller_kind_reaches_a_message(case):
+    text = _planted()
+    if case == "strict scope":
+        text = _planted(sealed_scope="example.com/x: y")
+    elif case == "duplicate key":
+        text = _planted(duplicate=f"\n      password: {PLANTED['sealed']}x")
+    elif case == "not opted in":
+        text = text.replace('krmfn.dev/content-hash: "true"', 'krmfn.dev/content-hash: "false"')
+    out = run(resource_list(text))
+    assert out.results, case
+    _no_value("\n".join(str(r) + repr(r.to_data()) for r in out.results))
+
+
+def test_no_planted_value_reaches_krmfn_plan_in_any_format(tmp_path):
+    """Every planted value changes between the two renders: the plan names the kinds and keys that
+    changed, in every format, and neither the old value nor the new one."""
+    import subprocess
+    import sys
+
+    changed = {k: v[:-1] + "Q" for k, v in PLANTED.items()}
+    before = _planted()
+    after = before
+    for key, value in PLANTED.items():
+        after = after.replace(value, changed[key])
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(run(resource_list(before)).text)
+    new.write_text(run(resource_list(after)).text)
+    for fmt in ("text", "markdown", "json"):
+        done = subprocess.run([sys.executable, "-m", "krmfn", "plan", str(old), str(new), "-o", fmt],
+                              capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        for kind in ("SealedSecret", "ExternalSecret", "SecretProviderClass"):
+            assert kind in done.stdout, (fmt, done.stdout)
+        _no_value(done.stdout + done.stderr, (*PLANTED.values(), *changed.values()))
+
+
+def test_an_external_secret_whose_target_is_another_kind_is_an_error_naming_the_field():
+    out = run(resource_list(external(target="name: db-creds\nmanifest: {apiVersion: v1, kind: ConfigMap}")))
+    assert exit_code(out) == 1
+    [error] = out.results
+    assert error.field_path == "spec.target.manifest" and "not a Secret" in error.message
+
+
+def test_the_deletion_policy_is_hashed_like_the_rest_of_the_spec():
+    names = {policy: next(k[1] for k in items_by_name(run(resource_list(external(
+        target=f"name: db-creds\ndeletionPolicy: {policy}")))) if k[0] == "ExternalSecret")
+        for policy in ("Retain", "Delete")}
+    assert names["Retain"] != names["Delete"] and all(n.startswith("db-") for n in names.values())
+
+
+def test_a_cluster_external_secret_is_left_as_it_is():
+    """The operator names the ExternalSecrets it makes in each namespace: nothing krmfn could rename."""
+    text = external().replace("kind: ExternalSecret", "kind: ClusterExternalSecret").replace("    namespace: app\n", "")
+    out = run(resource_list(text))
+    assert exit_code(out) == 0 and out.results == []
+    assert out.text == resource_list(text)

@@ -293,6 +293,11 @@ SCENARIOS: dict[str, Scenario] = {
         "  name: web\n", "  name: web\n  namespace: demo\n", 1))),
     "not-in-the-input": Scenario(["--stream", "-v"], DEPLOYMENT),
     "unplaced-reference": Scenario(["--stream"], stream(CONFIGMAP, DEPLOYMENT, WIDGET)),
+    "leftover-name": Scenario(["--stream"], stream(CONFIGMAP, DEPLOYMENT.replace(
+        "        image: nginx\n", "        image: nginx\n        args: [--config-map, app-config]\n"))),
+    "leftover-name-inside": Scenario(["--stream"], stream(CONFIGMAP, DEPLOYMENT.replace(
+        "        image: nginx\n", "        image: nginx\n        args: [--config-map=default/app-config]\n"))),
+    "roll-path": Scenario(["--stream"], stream(PLAIN_CONFIGMAP, DEPLOYMENT)),
     "ambiguous": Scenario(["--stream"], stream(CONFIGMAP, CONFIGMAP.replace("  name: app-config\n", "  name: app-config-5222448gbm\n").replace(
         '"true"', '"true"\n    krmfn.dev/original-name: app-config'), DEPLOYMENT.replace("name: app-config", "name: app-config-chh8ff579g")), code=1),
     "twice": Scenario(["--stream"], stream(CONFIGMAP, CONFIGMAP, DEPLOYMENT), code=1),

@@ -15,12 +15,12 @@ from test_kpt import kpt_args, run_example
 from tooling import EXAMPLES, REPO, need, run
 
 # Examples and the test files that run them; quickstart, custom-resources, opt-in, rollouts, gc-cronjob,
-# plan (tests/cli/test_plan_example.py) and secret-controllers (tests/core/test_secret_controllers.py) have
-# their own.
+# plan (tests/cli/test_plan_example.py) and secret-controllers (tests/core/test_secret_controllers.py; under kpt,
+# kubectl kustomize and the image in test_secret_controllers_tools.py) have their own.
 COVERED = {
     "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
     "helm": "test_helm.py", "helm-reloader": "test_helm.py", "flux": "test_flux.py", "stable-name": "test_kpt.py",
-    "argocd": "test_argocd.py",
+    "argocd": "test_argocd.py", "audit": "test_audit_example.py",
 }
 OTHERS = {"quickstart", "custom-resources", "opt-in", "rollouts", "gc-cronjob", "plan", "secret-controllers"}
 
