@@ -17,6 +17,7 @@ from typing import TextIO
 
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
+from krmfn.cli.reading import read_limited
 from krmfn.core.fieldspec import FieldSpec
 from krmfn.core.kinds import ALL_KINDS, RENAMED
 from krmfn.core.retention import FAMILY
@@ -83,12 +84,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of versions (0 or more)")
+    """ASCII digits only (int() also takes "５", "1_000" and spaces), up to gc.MAX_KEEP."""
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 7 else -1
+    if not 0 <= value <= gc.MAX_KEEP:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of versions from 0 to {gc.MAX_KEEP}")
     return value
 
 
@@ -123,14 +122,18 @@ def _extra_specs(path: str | None) -> list[FieldSpec]:
 
 
 def read_file(path: str) -> list[dict]:
+    """The live-state List, read to at most its limit plus one byte (``-f /dev/zero`` ends)."""
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = read_limited(sys.stdin.buffer, gc.MAX_LIVE_STATE_BYTES)
         else:
             with open(path, "rb") as f:
-                data = f.read()
+                data = read_limited(f, gc.MAX_LIVE_STATE_BYTES)
     except OSError as exc:
         raise GcError(f"cannot read {path} ({exc.strerror}).") from None
+    if len(data) > gc.MAX_LIVE_STATE_BYTES:
+        raise GcError(f"{path} is larger than {gc.MAX_LIVE_STATE_BYTES >> 20} MiB, the most gc reads as live "
+                      "state; plan one namespace at a time (kubectl get -n NS).")
     return gc.parse_list(data, path)
 
 

@@ -7,7 +7,8 @@ service account work unchanged, and krmfn needs no dependency for them.
   (``-l krmfn.dev/family``), then every referrer kind of the reference table; a custom
   resource whose CRD is not installed is skipped with a note. Any other kind that cannot be
   read (forbidden, not served, kubectl failing) stops gc before it deletes anything, unless
-  the user named it with ``--skip-kind``, which is not read at all;
+  the user named it with ``--skip-kind``, which is not read at all; every Forbidden kind is
+  named in one message, so that a namespaced Role gets one answer, not one per run;
 - deleting: ``kubectl delete --raw /api/v1/namespaces/NS/configmaps/NAME -f -`` with a
   ``DeleteOptions`` body carrying ``preconditions: {uid, resourceVersion}`` on stdin, one
   object at a time, so the API server refuses to delete an object that changed or was
@@ -121,14 +122,18 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
         if managed is None:
             raise GcError(f"the cluster has no {kind.plural} resource type.")
         objects.extend(managed)
+    forbidden: list[tuple[str, str]] = []  # all named at once: a namespaced Role forbids every cluster-scoped kind
     for resource in referrers.resources:
         if resource in referrers.skip:
             continue
         try:
             items = kubectl.get(resource, scope)
         except GcError as exc:
-            raise GcError(f"{exc.message}; let gc list {resource}, or pass --skip-kind {resource} if none of its "
-                          "objects can name a krmfn ConfigMap or Secret.") from None
+            if "(Forbidden)" not in exc.message:
+                raise GcError(f"{exc.message}; let gc list {resource}, or pass --skip-kind {resource} if none of its "
+                              "objects can name a krmfn ConfigMap or Secret.") from None
+            forbidden.append((resource, exc.message))
+            continue
         if items is None and resource in referrers.required:
             raise GcError(f"the cluster does not serve {resource}, which every Kubernetes API server does: check "
                           f"--context and --kubeconfig, or pass --skip-kind {resource}.")
@@ -136,9 +141,23 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             unserved.append(resource)
             continue
         objects.extend(items)
+    if forbidden:
+        raise _forbidden(forbidden)
     if unserved:
         notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
     if referrers.skip:
         skipped = [r for r in referrers.resources if r in referrers.skip]
         notes.append(f"not read, as --skip-kind asked: {', '.join(skipped)}")
     return objects
+
+
+def _forbidden(forbidden: list[tuple[str, str]]) -> GcError:
+    """One line for every kind kubectl may not list: the first kubectl error as it was, the way on."""
+    names = [resource for resource, _ in forbidden]
+    if len(names) == 1:
+        return GcError(f"{forbidden[0][1]}; let gc list {names[0]}, or pass --skip-kind {names[0]} if none of its "
+                       "objects can name a krmfn ConfigMap or Secret.")
+    return GcError(f"kubectl may not list {len(names)} kinds gc reads ({', '.join(names)}), the first saying: "
+                   f"{forbidden[0][1].removeprefix('`kubectl get ' + names[0] + '` failed: ')}; let gc list them, "
+                   f"or pass --skip-kind {','.join(names)} if none of their objects can name a krmfn ConfigMap or "
+                   "Secret (a namespaced Role cannot grant the cluster-scoped ones).")

@@ -51,6 +51,13 @@ DELETE = "delete"
 KUBERNETES_KINDS = frozenset({(e.group, e.kind) for e in BUILTIN if e.project == "Kubernetes"}
                              | {(group, kind) for group, kind, _ in GC_POD_SPEC_KINDS})
 
+# Bounds of the numeric options: far beyond any real use, and inside what timedelta holds.
+MAX_MIN_AGE = timedelta(days=36500)  # 100 years
+MAX_KEEP = 1_000_000
+# A live-state file (kubectl get -o json of every kind gc reads) is read whole: bounded, so that
+# `-f /dev/zero` is refused, at eight times the function's input limit (Pods' specs are long).
+MAX_LIVE_STATE_BYTES = 256 << 20
+
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
 _UNIT_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
@@ -184,6 +191,8 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise GcError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+        except RecursionError:
+            raise GcError(f"{source} nests lists or maps too deeply to be a kubectl List.") from None
     else:
         obj = _yaml_data(data, source)
     if not isinstance(obj, dict) or not str(obj.get("kind", "")).endswith("List"):
@@ -198,6 +207,7 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
     for i, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("metadata"), dict):
             raise GcError(f"item {i} of {source} is not an object with metadata.")
+        _check_fields(item, f"item {i} of {source}")
         if "kind" not in item:
             if not item_kind:
                 raise GcError(f"item {i} of {source} has no kind.")
@@ -207,6 +217,55 @@ def parse_list(data: bytes, source: str = "the live-state file") -> list[dict]:
         if kind is not None and kind.secret:
             items[i] = _without_values(item, kind)
     return items
+
+
+# The fields gc reads, and the type each must have (kubectl never writes another; a file edited
+# by hand may). Checked once, so that every later step can trust them.
+_STRINGS = (("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "namespace"), ("metadata", "uid"),
+            ("metadata", "resourceVersion"))
+_STRING_MAPS = (("metadata", "labels"),)
+
+
+def _what(value: object) -> str:
+    """A value's type in a message: never the value itself (a Secret's may be secret)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "a map" if isinstance(value, dict) else type(value).__name__
+
+
+def _check_fields(item: dict, where: str) -> None:
+    """One sentence naming the item and the field of a type gc cannot read (a namespace that is a
+    number, ownerReferences that are not a list), instead of a failure deep inside the plan."""
+    meta = item["metadata"]
+    name = meta.get("name")
+    who = f"{where} ({item.get('kind')} {name})" if isinstance(name, str) and isinstance(item.get("kind"), str) \
+        else where
+
+    def bad(path: tuple[str, ...], value: object, wanted: str) -> GcError:
+        return GcError(f"{who} has {'.'.join(path)} that is {_what(value)}, not {wanted}.")
+
+    for path in _STRINGS:
+        holder = item if path[0] != "metadata" else meta
+        if path[-1] in holder and not isinstance(holder[path[-1]], str):  # null too: kubectl never writes one
+            raise bad(path, holder[path[-1]], "a string")
+    for path in _STRING_MAPS:
+        value = meta.get(path[-1])
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise bad(path, value, "a map")
+        for key, entry in value.items():
+            if not isinstance(key, str) or not isinstance(entry, str):
+                raise bad(path, entry, "a map of strings")
+    owners = meta.get("ownerReferences")
+    if owners is not None and (not isinstance(owners, list) or not all(isinstance(o, dict) for o in owners)):
+        raise bad(("metadata", "ownerReferences"), owners, "a list of maps")
 
 
 # What gc keeps of a Secret it reads: enough to plan and delete, none of its values. A
@@ -282,7 +341,10 @@ def parse_duration(text: str) -> timedelta:
     parts = _DURATION_PART.findall(text)
     if not parts or "".join(n + u for n, u in parts) != text:
         raise GcError(f"{text!r} is not a duration such as 1h, 30m, 1h30m, 2d or 0")
-    return timedelta(seconds=sum(float(n) * _UNIT_SECONDS[u] for n, u in parts))
+    seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    if not seconds <= MAX_MIN_AGE.total_seconds():  # a long digit string reads as inf: refused too
+        raise GcError(f"{text!r} is longer than {MAX_MIN_AGE.days}d (100 years), the longest duration gc takes")
+    return timedelta(seconds=seconds)
 
 
 def format_duration(delta: timedelta) -> str:

@@ -191,6 +191,56 @@ def test_bad_input_is_one_sentence_on_stderr_and_exit_2(tmp_path, content, messa
     assert proc.stderr == f"krmfn: {message}\n"
 
 
+def _live(item: dict) -> str:
+    base = {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c-1", "namespace": "a", "labels": {"krmfn.dev/family": "c"}}}
+    for path, value in item.items():
+        *parents, leaf = path.split(".")
+        node = base
+        for key in parents:
+            node = node[key]
+        node[leaf] = value
+    return json.dumps({"kind": "List", "apiVersion": "v1", "items": [base]})
+
+
+@pytest.mark.parametrize("field,value,wanted", [
+    ("metadata.namespace", 7, "metadata.namespace that is a number, not a string"),
+    ("metadata.name", ["c"], "metadata.name that is a list, not a string"),
+    ("metadata.uid", True, "metadata.uid that is a boolean, not a string"),
+    ("metadata.resourceVersion", {"v": 1}, "metadata.resourceVersion that is a map, not a string"),
+    ("kind", None, "kind that is null, not a string"),
+    ("apiVersion", 1, "apiVersion that is a number, not a string"),
+    ("metadata.labels", "x=y", "metadata.labels that is a string, not a map"),
+    ("metadata.labels", {"krmfn.dev/family": 3}, "metadata.labels that is a number, not a map of strings"),
+    ("metadata.ownerReferences", {"kind": "ReplicaSet"}, "metadata.ownerReferences that is a map, not a list of maps"),
+])
+def test_every_malformed_field_of_a_live_state_file_is_one_sentence(capsys, tmp_path, field, value, wanted):
+    """A hand-edited file: the item and the field named, the value never shown (it may be a Secret's)."""
+    path = tmp_path / "live.json"
+    path.write_text(_live({field: value}))
+    code, out, err = gc_run(capsys, "-f", str(path), NOW)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and err.startswith("krmfn: item 0 of ")
+    if wanted:
+        assert wanted in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_nesting_bomb_in_a_json_live_state_file_is_one_sentence(capsys, tmp_path):
+    path = tmp_path / "live.json"
+    path.write_text('{"kind": "List", "items": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, out, err = gc_run(capsys, "-f", str(path), NOW)
+    assert (code, out, err) == (2, "", f"krmfn: {path} nests lists or maps too deeply to be a kubectl List.\n")
+
+
+def test_the_live_state_file_is_read_to_its_limit_and_no_further(capsys, monkeypatch):
+    """`-f /dev/zero` ends with a sentence, having read the limit plus one byte."""
+    monkeypatch.setattr(gc, "MAX_LIVE_STATE_BYTES", 1 << 20)
+    code, out, err = gc_run(capsys, "-f", "/dev/zero", NOW)
+    assert (code, out) == (2, "")
+    assert err == ("krmfn: /dev/zero is larger than 1 MiB, the most gc reads as live state; plan one namespace at a "
+                   "time (kubectl get -n NS).\n")
+
+
 @pytest.mark.parametrize("argv,message", [
     (["-f", "/nonexistent/live.json"], "krmfn: cannot read /nonexistent/live.json (No such file or directory).\n"),
     (["-f", str(CLUSTER), "--apply"], "krmfn: --apply reads live state itself; -f is for offline planning only.\n"),
@@ -206,7 +256,12 @@ def test_errors_before_planning_exit_2(capsys, argv, message):
 
 @pytest.mark.parametrize("argv,fragment", [
     (["--min-age", "soon"], "argument --min-age: 'soon' is not a duration such as 1h, 30m, 1h30m, 2d or 0"),
-    (["--keep", "-1"], "argument --keep: '-1' is not a whole number of versions (0 or more)"),
+    (["--keep", "-1"], "argument --keep: '-1' is not a whole number of versions from 0 to 1000000"),
+    (["--keep", "99999999999999999999"], "argument --keep: '99999999999999999999' is not a whole number of versions"),
+    (["--keep", "\uff15"], "is not a whole number of versions"),  # a fullwidth 5: int() takes it, kubectl would not
+    (["--keep", "1_0"], "argument --keep: '1_0' is not a whole number of versions"),
+    (["--min-age", "99999999999d"], "argument --min-age: '99999999999d' is longer than 36500d (100 years)"),
+    (["--min-age", "9" * 400 + "s"], "is longer than 36500d (100 years), the longest duration gc takes"),
     (["-n", "a", "-A"], "argument -A/--all-namespaces: not allowed with argument -n/--namespace"),
     (["--now", "noon"], "argument --now:"),
 ])

@@ -31,9 +31,13 @@ def one(kind: str) -> dict:
 
 
 def plural(kind: str) -> str:
-    """The resource name RBAC uses, by Kubernetes' own guess (meta.UnsafeGuessKindToResource)."""
+    """The resource name RBAC uses: Kubernetes' own guess (meta.UnsafeGuessKindToResource), except
+    that a vowel before the final y keeps it, as the CRDs declare (Istio's Gateway: gateways, where
+    the guess says gatewaies)."""
     k = kind.lower()
-    return k + "es" if k.endswith("s") else k[:-1] + "ies" if k.endswith("y") else k + "s"
+    if k.endswith("s"):
+        return k + "es"
+    return k[:-1] + "ies" if k.endswith("y") and k[-2] not in "aeiou" else k + "s"
 
 
 def granted() -> dict[str, set[str]]:

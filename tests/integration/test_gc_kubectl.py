@@ -52,6 +52,7 @@ class StubApi:
         self.objects = {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]): o for o in items}
         self.requests: list[tuple[str, str, bytes]] = []
         self.after_configmap_list: list = []
+        self.namespaced_role = False  # as for a Role and RoleBinding: every cluster-scoped list is Forbidden
         self.lock = threading.Lock()
 
 
@@ -113,6 +114,11 @@ def handler(api: StubApi) -> type[BaseHTTPRequestHandler]:
             kind = dict(RESOURCES.get(gv, [])).get(plural)
             if kind is None:
                 return self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
+            if api.namespaced_role and (ns is None or plural in CLUSTER_SCOPED):
+                group = gv.rpartition("/")[0]
+                return self.send(403, status(403, "Forbidden", f'{plural} is forbidden: User '
+                                             f'"system:serviceaccount:shop:krmfn-gc" cannot list resource "{plural}" '
+                                             f'in API group "{group}" at the cluster scope'))
             selector = parse_qs(url.query).get("labelSelector", [""])[0]
             with api.lock:
                 items = [dict(o) for (k, n, _), o in sorted(api.objects.items()) if k == kind
@@ -245,3 +251,24 @@ def test_a_referrer_kind_the_cluster_does_not_serve_is_skipped_with_a_note(api, 
     (line,) = err.splitlines()
     assert line.startswith("krmfn: skipped kinds the cluster does not serve: ") and "rollout.argoproj.io" in line
     assert "sealedsecrets.bitnami.com" in line  # renamed custom kinds share the one note
+
+
+def test_a_namespaced_role_gets_every_cluster_scoped_kind_named_in_one_line(api, capsys):
+    """docs/gc.md's one-namespace setup: a Role cannot grant nodes, PersistentVolumes, StorageClasses
+    or ClusterRoles. gc names them all at once and goes on only when told to skip them."""
+    stub, kubeconfig = api
+    stub.namespaced_role = True
+    code, out, err = run(capsys, kubeconfig, "--namespace", "shop", "--keep", "1", "-o", "json")
+    assert (code, out) == (2, "")
+    skip = "node,clusterrole.rbac.authorization.k8s.io,storageclass.storage.k8s.io,persistentvolume"
+    assert err == (f"krmfn: kubectl may not list 4 kinds gc reads ({skip.replace(',', ', ')}), the first saying: "
+                   'Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:shop:krmfn-gc" '
+                   'cannot list resource "nodes" in API group "" at the cluster scope; let gc list them, or pass '
+                   f"--skip-kind {skip} if none of their objects can name a krmfn ConfigMap or Secret (a namespaced "
+                   "Role cannot grant the cluster-scoped ones).\n")
+    code, out, err = run(capsys, kubeconfig, "--namespace", "shop", "--keep", "1", "-o", "json", "--skip-kind", skip)
+    assert code == 0, err
+    assert err.splitlines()[-1] == f"krmfn: not read, as --skip-kind asked: {skip.replace(',', ', ')}"
+    assert {r["namespace"] for r in json.loads(out)["rows"]} == {"shop"}
+    assert json.loads(out)["rows"] == [r.to_json() for r in file_plan(1, served_only=True).rows
+                                       if r.namespace == "shop"]
