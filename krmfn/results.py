@@ -47,6 +47,8 @@ class Result:
     # with -v, and in the function's results as ``tags: {<detail_tag>: ...}``.
     detail: str | None = None
     detail_tag: str = "detail"
+    # What the shell must print whatever the verbosity (NOTHING_RENAMED), never in ``results``.
+    topic: str | None = None
 
     def to_data(self) -> dict[str, object]:
         out: dict[str, object] = {"message": self.message, "severity": self.severity}
@@ -68,6 +70,11 @@ class Result:
         if self.field_path:
             where += f" {self.field_path}" if where else self.field_path
         return f"{self.severity}: {where + ': ' if where else ''}{self.message}"
+
+
+# Result.topic of the one result a run that renames nothing gives (core.unmatched): the shell
+# modes print it on stderr even without -v, so that a run that does nothing never says nothing.
+NOTHING_RENAMED = "nothing-renamed"
 
 
 def has_errors(results: list[Result]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from krmfn.results import ConfigError, GcError, KrmfnError, Result, has_errors
+from krmfn.results import NOTHING_RENAMED, ConfigError, GcError, KrmfnError, Result, has_errors
 
 OK = 0  # success
 FAILED = 1  # the function reported an error result (nothing was written); gc: a deletion failed
@@ -25,10 +25,11 @@ def exit_code(results: list[Result]) -> int:
 
 
 def report(results: list[Result], verbose: bool) -> None:
-    """Errors and warnings on stderr, one line each; infos too when verbose, and each result's
-    detail (a snippet to paste) as lines of its own after it."""
+    """Errors and warnings on stderr, one line each; infos too when verbose, and always the one
+    that says a run renamed nothing (a run that does nothing must not look like success). With -v,
+    each result's detail (a snippet to paste) follows as lines of its own."""
     for r in results:
-        if r.severity != "info" or verbose:
+        if r.severity != "info" or verbose or r.topic == NOTHING_RENAMED:
             say(str(r))
             if verbose and r.detail:
                 for line in r.detail.splitlines():

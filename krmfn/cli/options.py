@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from krmfn.core.config import API_VERSION, KIND, load_yaml_file, parse_fields
+from krmfn.core.config import API_VERSION, FLAG_OF, KIND, load_yaml_file, parse_fields
 from krmfn.core.user_specs import parse_field_specs
 from krmfn.results import ConfigError, Where
 
@@ -37,11 +37,6 @@ ENVIRONMENT = {
     "KRMFN_MAX_INPUT_SIZE": "max_input_size",
 }
 
-# The flag that sets each function config field: a message about a value names it as it was given.
-FLAG_OF = {"select": "--select", "names": "--names", "selector": "--selector", "kinds": "--kinds",
-           "honor": "--honor", "algorithm": "--algorithm", "retention": "--retention",
-           "suffixJobs": "--suffix-jobs", "fieldSpecs": "--field-specs", "strategy": "--strategy",
-           "defaultNamespace": "--default-namespace", "audit": "--audit"}
 # An option's attribute (as in ENVIRONMENT) -> the function config field it sets.
 FIELD_OF = {"suffix_jobs": "suffixJobs", "field_specs": "fieldSpecs", "default_namespace": "defaultNamespace"}
 

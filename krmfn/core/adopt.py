@@ -18,7 +18,7 @@ from krmfn.core.retention import OPT_IN, retention_annotations
 from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
 from krmfn.krm.resource import Resource
-from krmfn.results import ReferenceProblem, ResourceRef, Result
+from krmfn.results import ReferenceProblem, ResourceRef, Result, Severity
 
 
 @dataclass(repr=False, eq=False)
@@ -76,8 +76,12 @@ def adopt(scanned: Scanned, config: Config, index: Index, results: list[Result])
                 if why is not None:
                     if (item, target.index, why) not in said:
                         said.add((item, target.index, why))
+                        # kinds leaving it out is a slip to fix (kustomize and Helm never show an info);
+                        # its own opt-out is a choice.
+                        left_out = target.index not in scanned.declined and target.kind not in config.kinds
+                        severity: Severity = "warning" if left_out else "info"
                         results.append(Result(f"not hashed, although {describe(workload.ref, mark)} opts it in: "
-                                              f"{why}", "info", target.ref))
+                                              f"{why}", severity, target.ref))
                     continue
                 target_kind = renamed_kind(target.api_version, target.kind)
                 assert target_kind is not None  # the index holds objects of renamed kinds only
@@ -115,8 +119,11 @@ def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) ->
     if target.index in scanned.declined:
         return f'its own {OPT_IN}: "false" wins'
     if target.kind not in config.kinds:
-        return (f"the function config's kinds ({', '.join(sorted(config.kinds))}) leave {plural(target.kind)} out; add "
-                f"{target.kind} to kinds to hash it")
+        wanted = sorted(config.kinds | {target.kind})
+        fix = (f"{config.label('kinds')} {','.join(wanted)}" if config.from_shell else
+               f"kinds: [{', '.join(wanted)}] in the function config")
+        return (f"{config.label('kinds')} is {','.join(sorted(config.kinds))}, which leaves {plural(target.kind)} out: "
+                f"add {target.kind} ({fix}) to hash it")
     return skips(mark, target)
 
 

@@ -81,13 +81,21 @@ class Config:
     # the namespace ``kubectl apply -n NS`` will put them in.
     default_namespace: str = "default"
     audit: str = "warn"  # one of AUDIT_LEVELS
-    # How the user gave a field, when not as a function config field: a flag (``--names``) or an
-    # environment variable (``KRMFN_NAMES``), by field key, so that a message names it that way.
-    labels: tuple[tuple[str, str], ...] = ()
+    # How a message names each field, by key, when a shell mode built the config: the flag
+    # (``--names``), the environment variable (``KRMFN_NAMES``), or a config file's field. None: the
+    # bare function mode, where every option is a function config field.
+    labels: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def from_shell(self) -> bool:
+        """Whether the options came from a command line (flags name them), not a functionConfig."""
+        return self.labels is not None
 
     def label(self, key: str) -> str:
-        """How a message names the field ``key``: as the user gave it."""
-        return next((label for k, label in self.labels if k == key), f"function config field {key!r}")
+        """How a message names the field ``key``: as the user gave it, or would give it in this mode."""
+        if self.labels is None:
+            return f"function config field {key!r}"
+        return next((label for k, label in self.labels if k == key), FLAG_OF.get(key, key))
 
 
 def _as_list(value: object, at: Where) -> list[str]:
@@ -149,6 +157,12 @@ def _field_specs(value: object, at: Where) -> tuple[FieldSpec, ...]:
 
 
 # Each field: its Config attribute and how its value is read (checked, or refused with ``at.error``).
+# The flag that sets each field in the shell modes: messages there name a field by its flag.
+FLAG_OF = {"select": "--select", "names": "--names", "selector": "--selector", "kinds": "--kinds",
+           "honor": "--honor", "algorithm": "--algorithm", "retention": "--retention",
+           "suffixJobs": "--suffix-jobs", "fieldSpecs": "--field-specs", "strategy": "--strategy",
+           "defaultNamespace": "--default-namespace", "audit": "--audit"}
+
 _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "select": ("select", lambda v, at: _one_of(v, SELECT_MODES, at)),
     "names": ("names", lambda v, at: frozenset(_as_list(v, at))),
@@ -173,7 +187,7 @@ def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str 
     ``source`` names a field in messages: the function config's, or a flag's file; ``labels``
     names the fields the user gave otherwise (``--retention``, ``KRMFN_SELECT``), by key.
     """
-    labels = labels or {}
+    named = {**{key: f"{source} {key!r}" for key in raw}, **(labels or {})}
     kwargs: dict[str, object] = {}
     for key, value in raw.items():
         reader = _READERS.get(key)
@@ -181,8 +195,8 @@ def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str 
             raise ConfigError(f"unknown field {key!r} in the function config; known fields: {', '.join(FIELDS)}",
                               where, key)
         attribute, read = reader
-        kwargs[attribute] = read(value, Where(labels.get(key) or f"{source} {key!r}", where, key))
-    return Config(**kwargs, labels=tuple(labels.items()))  # type: ignore[arg-type]
+        kwargs[attribute] = read(value, Where(named[key], where, key))
+    return Config(**kwargs, labels=None if labels is None else tuple(named.items()))  # type: ignore[arg-type]
 
 
 # Fields a kustomize exec plugin's config may carry for kustomize itself (extra arguments).
@@ -219,7 +233,7 @@ def read_config(doc: Doc, node: int | None, labels: Mapping[str, str] | None = N
     """Read ``functionConfig``: absent, a ``ContentHash`` object, or a plain ConfigMap. ``labels``:
     the fields a shell mode took from flags or the environment, named so in messages."""
     if node is None:
-        return Config()
+        return Config(labels=None if labels is None else tuple(labels.items()))
     if not doc.is_map(node):
         raise ConfigError(f"functionConfig is {doc.describe(node)}, not an object")
     ref, fields = config_fields(to_data(doc, node))

@@ -188,6 +188,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         from krmfn.core.audit import at_level, immutables, roll_paths  # here, for start-up time: only those runs
 
         results += at_level(roll_paths(scanned, index) + immutables(scanned, index), config.audit)
+    if not scanned.hashed or config.names or config.selector.requirements or config.select == "all":
+        from krmfn.core.unmatched import quiet_rules  # here, for start-up time: only those runs need it
+
+        results += quiet_rules(scanned, config)
     return Plan(changes, _named_as_written(results, scanned.hashed))
 
 

@@ -70,6 +70,10 @@ class LabelSelector:
     def matches(self, labels: dict[str, str]) -> bool:
         return bool(self.requirements) and all(r.matches(labels) for r in self.requirements)
 
+    def text(self) -> str:
+        """The selector in ``kubectl -l`` syntax, whichever form it was written in (for a message)."""
+        return ",".join(_term(r) for r in self.requirements)
+
     @classmethod
     def parse(cls, text: str, at: Where) -> LabelSelector:
         """Parse ``kubectl -l`` syntax: ``a=b,c!=d,e in (x,y),f notin (z),g,!h``, as kubectl does."""
@@ -229,6 +233,14 @@ def _check_values(key: str, values: tuple[str, ...]) -> tuple[str, ...]:
             raise _Refused(f"{value!r}, a value for the key {key!r}, is not a label value (empty, or at most 63 "
                            "letters, digits, '-', '_' or '.', starting and ending with a letter or digit)")
     return values
+
+
+def _term(r: Requirement) -> str:
+    if r.operator in ("Exists", "DoesNotExist"):
+        return r.key if r.operator == "Exists" else f"!{r.key}"
+    if len(r.values) == 1:
+        return f"{r.key}{'=' if r.operator == 'In' else '!='}{r.values[0]}"
+    return f"{r.key} {'in' if r.operator == 'In' else 'notin'} ({','.join(r.values)})"
 
 
 def parse_selector(value: object, at: Where) -> LabelSelector:

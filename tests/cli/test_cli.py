@@ -552,6 +552,62 @@ def test_helm_mode_reads_the_environment() -> None:
     assert out(cli(["--stream"], STREAM, env={"KRMFN_RETENTION": "helm"})) == out(cli(["--stream"], STREAM))
 
 
+PLAIN = STREAM.replace('krmfn.dev/content-hash: "true"   # opt in', "team: web").replace(
+    "  name: app-config\n", "  name: app-config\n  labels: {tier: api}\n", 1)
+
+
+def test_a_run_that_renames_nothing_says_so_and_how_to_opt_in(tmp_path: Path) -> None:
+    """Nothing opted in: exit 0, the input unchanged, and one line (without -v) in every shell mode;
+    the bare function mode keeps it an info result, on stdout only."""
+    (tmp_path / "m.yaml").write_text(PLAIN)
+    for args, env in ((["--stream"], {}), (["helm"], {}), ([str(tmp_path / "m.yaml")], {})):
+        done = cli(args, PLAIN, env=env)
+        assert done.returncode == 0 and done.stdout.decode() == PLAIN, done.stderr
+        err = done.stderr.decode()
+        infos = [line for line in err.splitlines() if line.startswith("krmfn: info: ")]  # the rest: warnings
+        assert len(infos) == 1, err
+        (err,) = infos
+        assert err.startswith("krmfn: info: nothing renamed: none of the input's 1 ConfigMap opts in. Opt one in "
+                              'with the annotation krmfn.dev/content-hash: "true"'), err
+        assert "--select all, --names NAME or --selector SELECTOR" in err
+    assert cli(["--stream"], STREAM).stderr == b""  # a run that renames something says nothing of the kind
+    wrapped = run_resource_list(stream.resource_list([stream.wrap_item(b) for b in stream.split(
+        PLAIN.encode()).bodies], None))
+    (result,) = [r for r in wrapped.results if r.severity == "info"]
+    assert result.severity == "info" and result.message.startswith("nothing renamed: ")
+    assert "select: all, names or selector in the function config" in result.message
+    done = cli([], wrapped.stdout.split(b"results:")[0])
+    assert done.returncode == 0 and done.stderr == b"" and b"nothing renamed" in done.stdout
+
+
+def test_verbose_names_every_rule_that_matched_nothing() -> None:
+    done = cli(["--stream", "--names", "ap-config,other", "-l", "tier=web", "-v"], PLAIN)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.decode().splitlines()
+    assert "krmfn: info: --names ap-config matches no ConfigMap in the input; did you mean app-config?" in lines
+    assert "krmfn: info: --names other matches no ConfigMap in the input" in lines
+    assert "krmfn: info: --selector tier=web matches the labels of no ConfigMap in the input" in lines
+    assert any(line.startswith("krmfn: info: nothing renamed: ") for line in lines)
+    quiet = cli(["--stream", "--names", "ap-config", "-l", "tier=web"], PLAIN).stderr.decode()
+    assert "ap-config" not in quiet and "krmfn: info: nothing renamed: " in quiet  # the rules: -v only
+    helm = cli(["helm", "-v"], PLAIN, env={"KRMFN_NAMES": "ap-config", "KRMFN_SELECTOR": "tier=web"}).stderr.decode()
+    assert "krmfn: info: KRMFN_NAMES ap-config matches no ConfigMap in the input; did you mean app-config?" in helm
+    assert "krmfn: info: KRMFN_SELECTOR tier=web matches the labels of no ConfigMap" in helm
+    matched = cli(["--stream", "--names", "app-config", "-l", "tier=api", "-v"], PLAIN).stderr.decode()
+    assert "matches no" not in matched and "nothing renamed" not in matched
+
+
+def test_a_secret_a_workload_opts_in_that_kinds_leaves_out_is_a_warning() -> None:
+    text = PLAIN.replace("configMapRef:", "secretRef:").replace("kind: ConfigMap", "kind: Secret").replace(
+        "  name: app   # odd spacing, kept", "  name: app   # odd spacing, kept\n  annotations:\n"
+        '    krmfn.dev/content-hash: "true"')
+    done = cli(["--stream"], text)  # no -v: a warning is printed all the same
+    assert done.returncode == 0, done.stderr
+    assert ("krmfn: warning: Secret/app-config: not hashed, although Deployment/app (krmfn.dev/content-hash) opts "
+            "it in: --kinds is ConfigMap, which leaves Secrets out: add Secret (--kinds ConfigMap,Secret) to hash it"
+            ) in done.stderr.decode().splitlines()
+
+
 def test_a_bad_value_is_named_by_where_the_user_gave_it() -> None:
     """A flag by the flag, a variable by the variable, a config file's field as a function config
     field: never a "function config field" the user did not write."""

@@ -102,7 +102,7 @@ def test_two_explicit_namespaces_have_one_fix():
 
 def test_an_object_not_opted_in_in_another_namespace_is_an_info_that_says_where_it_is():
     out = run(resource_list(cm(optin="false") + deployment("api")))
-    (info,) = [r for r in out.results if r.resource.kind == "Deployment" and "namespace" in r.message]
+    (info,) = [r for r in out.results if r.resource and r.resource.kind == "Deployment" and "namespace" in r.message]
     assert info.severity == "info" and "only in namespace default" in info.message
     assert "krmfn changes neither" in info.message
     assert not any("not in the input" in r.message for r in out.results)

@@ -310,7 +310,8 @@ def test_kinds_must_list_sealed_secret_for_a_secret_mark_to_reach_it():
     plain = sealed().replace('      krmfn.dev/content-hash: "true"\n', "")
     left = run(resource_list(plain + marked, KINDS.format("Secret")))
     assert ("SealedSecret", "db-creds") in items_by_name(left)
-    assert any("add SealedSecret to kinds" in r.message for r in left.results)
+    assert any("which leaves SealedSecrets out: add SealedSecret (kinds: [SealedSecret, Secret] in the function "
+               "config) to hash it" in r.message and r.severity == "warning" for r in left.results)
     out = run(resource_list(plain + marked, KINDS.format("SealedSecret")))
     assert ("SealedSecret", f"db-creds-{sealed_suffix()}") in items_by_name(out)
 
@@ -730,5 +731,6 @@ def test_a_cluster_external_secret_is_left_as_it_is():
     """The operator names the ExternalSecrets it makes in each namespace: nothing krmfn could rename."""
     text = external().replace("kind: ExternalSecret", "kind: ClusterExternalSecret").replace("    namespace: app\n", "")
     out = run(resource_list(text))
-    assert exit_code(out) == 0 and out.results == []
-    assert out.text == resource_list(text)
+    assert exit_code(out) == 0 and [r.message for r in out.results] == [
+        "nothing renamed: the input holds no ConfigMap or Secret"]
+    assert out.text.startswith(resource_list(text))  # items as written, then that one result

@@ -283,6 +283,8 @@ SCENARIOS: dict[str, Scenario] = {
         "app-config", "feature-flags"), annotate(DEPLOYMENT, 'configmap.reloader.stakater.com/reload: "feature-flags"'))),
     "mark-names-a-pattern": Scenario(["--stream", "--honor", "reloader"], stream(PLAIN_CONFIGMAP, annotate(
         DEPLOYMENT, 'configmap.reloader.stakater.com/reload: "app-.*"'))),
+    "nothing-renamed": Scenario(["--stream"], PLAIN_CONFIGMAP),
+    "rule-matches-nothing": Scenario(["--stream", "--names", "ap-config", "-l", "tier=web", "-v"], PLAIN_CONFIGMAP),
     "kinds-leave-it-out": Scenario(["--stream", "-v"], stream(
         PLAIN_CONFIGMAP.replace("ConfigMap", "Secret").replace("\ndata:", "\nstringData:"),
         annotate(DEPLOYMENT.replace("configMapRef", "secretRef"), 'krmfn.dev/content-hash: "true"'))),
