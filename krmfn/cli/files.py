@@ -39,15 +39,33 @@ class Source:
     explicit: bool  # named on the command line (never skipped), or found in a directory walk
 
 
-def find(paths: list[str]) -> list[tuple[str, bool]]:
+HELM_CHART = "Chart.yaml"
+
+
+def helm_chart_hint(path: str) -> str:
+    """What to run for a Helm chart: its templates are not manifests until Helm renders them."""
+    return (f"{path} is a Helm chart ({HELM_CHART}), whose templates krmfn cannot read before Helm renders them: "
+            f"run helm template RELEASE {path} --post-renderer krmfn --post-renderer-args helm "
+            "(docs/helm.md)")
+
+
+def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
     """The files to read: each FILE as given; each DIR walked for *.yaml and *.yml, sorted,
-    without hidden files or folders and without tool configuration files."""
+    without hidden files or folders, tool configuration files or Helm charts; and the charts a
+    walk left out (a DIR that is itself a chart is an error that says what to run)."""
     out: list[tuple[str, bool]] = []
+    charts: list[str] = []
     for given in paths:
         p = Path(given)
         if p.is_dir():
+            if (p / HELM_CHART).is_file():
+                raise ConfigError(helm_chart_hint(given))
             found = []
             for root, dirs, files in os.walk(p):
+                if root != given and HELM_CHART in files:
+                    charts.append(root)
+                    dirs[:] = []
+                    continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found += [os.path.join(root, f) for f in files
                           if f.endswith(YAML_SUFFIXES) and not f.startswith(".") and f not in NOT_RESOURCES]
@@ -65,7 +83,7 @@ def find(paths: list[str]) -> list[tuple[str, bool]]:
         if key not in seen:
             seen.add(key)
             unique.append((path, explicit))
-    return unique
+    return unique, sorted(charts)
 
 
 @dataclass

@@ -26,12 +26,12 @@ def resource_list_mode(limits: Limits, debug: bool) -> int:
         data = stdin.read(limits.max_input_bytes + 1)  # enough to refuse, never more in memory
         outcome = run_resource_list(data, limits)
         if outcome.failed and not outcome.pieces:  # not read as a ResourceList at all
-            from krmfn.cli.hints import not_a_resource_list  # imported here, for start-up time
+            from krmfn.cli.hints import EMPTY, not_a_resource_list  # imported here, for start-up time
 
             hint = not_a_resource_list(data)
             if hint is not None:
                 say(hint)
-                return FAILED
+                return FAILED if hint == EMPTY else USAGE  # manifests for a ResourceList: called the wrong way
         report([r for r in outcome.results if r.severity == "error"], verbose=False)
         sys.stdout.buffer.writelines(outcome.pieces)
         sys.stdout.flush()

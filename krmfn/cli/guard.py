@@ -56,6 +56,8 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
     except KrmfnError as exc:
         report(exc.results, verbose=False)
         return FAILED
+    except BrokenPipeError:
+        return _reader_left()
     except OSError as exc:
         say(f"{exc.filename or 'a file'}: {exc.strerror}")
         return USAGE
@@ -64,3 +66,14 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
             raise
         say(f"internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it")
         return USAGE
+
+
+def _reader_left() -> int:
+    """stdout's reader closed it (``krmfn ... | head -1``): what it read was what it wanted, so no
+    message and exit 0, as other Unix tools end; stdout goes to /dev/null so that Python's own
+    flush at exit does not fail on the closed pipe."""
+    import os  # here, for start-up time: only a closed pipe needs it
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return OK

@@ -15,6 +15,11 @@ TERMINAL = ("stdin is a terminal; with no arguments krmfn reads a KRM ResourceLi
             "kustomize give it one (krmfn < examples/quickstart/input.yaml); krmfn --help lists the modes for "
             "plain manifests")
 
+# `docker run IMAGE < file` without -i gives the container an empty stdin, the commonest first try.
+EMPTY = ("the input is empty; expected a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1) "
+         "on stdin (krmfn < examples/quickstart/input.yaml); in a container, pass -i so that stdin reaches it "
+         "(docker run -i --rm IMAGE < input.yaml)")
+
 _KIND = re.compile(rb"^kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)", re.M)
 _API_VERSION = re.compile(rb"^apiVersion:", re.M)
 # Helm 3 writes a `# Source:` comment above every template's output; Helm 4 marks every object.
@@ -23,11 +28,13 @@ _HELM4 = b"postrenderer.helm.sh/postrender-filename"
 
 
 def not_a_resource_list(data: bytes) -> str | None:
-    """The hint for input that is plain Kubernetes manifests rather than a ResourceList, or None.
+    """The hint for input that is empty, or plain Kubernetes manifests rather than a ResourceList, or None.
 
     A top-level ``apiVersion`` and ``kind`` that is no kind of List is what a manifest looks
     like; anything else (an empty input, broken YAML, a list) keeps the function's own error.
     """
+    if not data.strip():
+        return EMPTY
     kinds = [k.decode() for k in _KIND.findall(data)]
     if not kinds or not _API_VERSION.search(data) or any(k.endswith("List") for k in kinds):
         return None

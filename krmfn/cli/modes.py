@@ -47,7 +47,8 @@ modes:
                                  to stdout as one stream, or back to the files with --in-place. A
                                  DIR is walked for *.yaml and *.yml (hidden entries, kustomization
                                  files and files with no Kubernetes object are left out).
-  krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout.
+  krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout
+                                 (krmfn [OPTIONS] - is the same).
   krmfn helm [OPTIONS]           Helm post-renderer: a stream, options also from KRMFN_* variables
                                  (Helm 3: --post-renderer krmfn --post-renderer-args helm, or the
                                  script install-helm-plugin writes; Helm 4: the plugin it writes).
@@ -161,6 +162,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = _parser().parse_args(argv)
+    if "-" in args.paths:  # stdin, as kubectl -f - and most Unix tools read it
+        if args.paths != ["-"]:
+            return _usage("- reads stdin as a plain stream: give it alone, not with FILE|DIR arguments")
+        if args.in_place:
+            return _usage("--in-place writes files back, and - (stdin) is no file: give FILE|DIR arguments")
+        args.paths, args.stream = [], True
     if args.paths and args.stream:
         return _usage("--stream reads stdin: give either FILE|DIR arguments or --stream")
     if args.in_place and not args.paths:
@@ -251,13 +258,16 @@ def _stream(args: argparse.Namespace, config_path: str | None = None, helm: bool
 def _files(args: argparse.Namespace) -> int:
     fc, named = _function_config(args)
     limits = _limits(args)
-    read, not_regular = read_files(find(args.paths), limits.max_input_bytes)
+    found, charts = find(args.paths)
+    read, not_regular = read_files(found, limits.max_input_bytes)
     sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
     outcome = run_files(sources, fc, limits, named)
     report(outcome.results, args.verbose)
     if args.verbose:
+        for path in charts:
+            say(f"skipped {path}: a Helm chart, whose templates are not manifests until helm template renders them")
         for path in not_regular:
             say(f"skipped {path}: not a regular file")
         for path, reason in outcome.skipped:

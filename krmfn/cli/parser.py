@@ -22,7 +22,21 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("-V", "--version", action="version", version=f"krmfn {__version__}")
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USAGE, f"{PREFIX}: {message} (see {self.prog} --help)\n")
+        self.exit(USAGE, f"{PREFIX}: {message}{self._nearest(message)} (see {self.prog} --help)\n")
+
+    def _nearest(self, message: str) -> str:
+        """For a misspelt flag (``--retain``), the flag probably meant: one that it begins, else the
+        closest spelling. argparse itself names only the argument it did not know."""
+        if not message.startswith("unrecognized arguments: "):
+            return ""
+        given = next((a.split("=", 1)[0] for a in message.split()[2:] if a.startswith("--")), None)
+        if given is None:
+            return ""
+        flags = sorted(f for f in self._option_string_actions if f.startswith("--"))
+        import difflib  # here, for start-up time: only a bad argument needs it
+
+        meant = [f for f in flags if f.startswith(given)] or difflib.get_close_matches(given, flags, n=1)
+        return f"; did you mean {meant[0]}?" if meant else ""
 
 
 def comma_list(text: str) -> list[str]:

@@ -51,7 +51,8 @@ def _read(source: str) -> list[Obj]:
     if source == "-":
         chunks = [("stdin", sys.stdin.buffer.read())]
     else:
-        chunks = [(path, Path(path).read_bytes()) for path, _ in find([source])]
+        found, _ = find([source])  # a Helm chart inside a render's tree is no part of it
+        chunks = [(path, Path(path).read_bytes()) for path, _ in found]
     objs: list[Obj] = []
     for where, data in chunks:
         try:

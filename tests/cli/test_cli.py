@@ -375,9 +375,9 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_find_walks_directories(tree: Path) -> None:
-    found = files.find([str(tree)])
-    assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"]
-    assert files.find([str(tree / "values.yaml"), str(tree)])[0] == (str(tree / "values.yaml"), True)
+    found, charts = files.find([str(tree)])
+    assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"] and charts == []
+    assert files.find([str(tree / "values.yaml"), str(tree)])[0][0] == (str(tree / "values.yaml"), True)
     with pytest.raises(ConfigError, match="does not exist"):
         files.find([str(tree / "missing.yaml")])
 
@@ -720,11 +720,11 @@ def test_suffix_jobs_flag() -> None:
 # --- hints: the bare function mode called the wrong way ---------------------------------------
 
 def test_a_plain_manifest_without_stream_gets_one_line_saying_what_was_expected() -> None:
-    err = one_sentence(cli([], CONFIGMAP), 1)
+    err = one_sentence(cli([], CONFIGMAP))  # called the wrong way: a usage error, exit 2
     assert err == ("krmfn: stdin holds a plain manifest (kind ConfigMap), not the KRM ResourceList krmfn reads when "
                    "run with no arguments: use krmfn --stream for plain manifests (as Helm's post-renderer: "
                    "--post-renderer-args helm)\n")
-    err = one_sentence(cli([], f"{CONFIGMAP}---\n{DEPLOYMENT}---\n{SERVICE}"), 1)
+    err = one_sentence(cli([], f"{CONFIGMAP}---\n{DEPLOYMENT}---\n{SERVICE}"))
     assert err.startswith("krmfn: stdin holds 3 plain manifests (ConfigMap, Deployment, Service), not the KRM")
 
 
@@ -732,20 +732,78 @@ def test_helms_stream_without_the_helm_argument_points_at_post_renderer_args() -
     """Helm 3 runs `--post-renderer krmfn` with no arguments and passes nothing in the environment to
     tell it apart; its `# Source:` lines do (and Helm 4's annotation, for a plugin that forgot `helm`)."""
     helm = REPO / "examples" / "helm"
-    err = one_sentence(cli([], (helm / "rendered.yaml").read_bytes()), 1)
+    err = one_sentence(cli([], (helm / "rendered.yaml").read_bytes()))
     assert err.endswith("as Helm's post-renderer, run it as --post-renderer krmfn --post-renderer-args helm\n")
-    err = one_sentence(cli([], (helm / "helm4-input.yaml").read_bytes()), 1)
+    err = one_sentence(cli([], (helm / "helm4-input.yaml").read_bytes()))
     assert "a Helm 4 post-renderer plugin must run krmfn helm" in err
 
 
 @pytest.mark.parametrize("text,message", [
-    ("", "krmfn: error: the input is empty"),
     ("apiVersion: v1\nkind: List\nitems: []\n", "krmfn: error: the input is kind List"),
     ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n", "krmfn: error: the ResourceList's items"),
     ("a: [\n", "krmfn: error:"),
 ])
 def test_input_that_is_no_manifest_keeps_the_functions_own_error(text: str, message: str) -> None:
     assert one_sentence(cli([], text), 1).startswith(message)
+
+
+def test_an_empty_stdin_says_how_a_container_gets_one() -> None:
+    """`docker run IMAGE < file` without -i: the container's stdin is empty."""
+    err = one_sentence(cli([], b""), 1)
+    assert err.startswith("krmfn: the input is empty; expected a ResourceList")
+    assert err.endswith("in a container, pass -i so that stdin reaches it (docker run -i --rm IMAGE < input.yaml)\n")
+
+
+def test_a_helm_chart_directory_points_at_helm_template(tmp_path: Path) -> None:
+    chart = tmp_path / "web"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: web\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicas: 1\n")
+    (chart / "templates" / "cm.yaml").write_text(  # as charts write them: not YAML before Helm renders it
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{ include \"l\" . }}\n")
+    err = one_sentence(cli([str(chart)]))
+    assert err == (f"krmfn: {chart} is a Helm chart (Chart.yaml), whose templates krmfn cannot read before Helm "
+                   f"renders them: run helm template RELEASE {chart} --post-renderer krmfn --post-renderer-args helm "
+                   "(docs/helm.md)\n")
+    (tmp_path / "cm.yaml").write_text(CONFIGMAP)  # a chart inside a walked tree is left out, said under -v
+    done = cli([str(tmp_path), "-v"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == cli(["--stream"], CONFIGMAP).stdout.decode()
+    assert (f"krmfn: skipped {chart}: a Helm chart, whose templates are not manifests until helm template renders "
+            "them") in done.stderr.decode().splitlines()
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(tmp_path: Path) -> None:
+    """`krmfn ... | head -1`: exit 0 and no message, in every mode that writes to stdout (run
+    under a shell, where the pipe closes as soon as head has its line)."""
+    big = "".join(CONFIGMAP.replace("app-config", f"app-config-{i}") + "---\n" for i in range(3000))
+    (tmp_path / "m.yaml").write_text(big)
+    rl = cli(["--stream"], big)  # no ResourceList is at hand as big: make one as kpt would pass it
+    wrapped = run_resource_list(stream.resource_list([stream.wrap_item(b) for b in stream.split(
+        big.encode()).bodies], None)).stdout
+    (tmp_path / "rl.yaml").write_bytes(wrapped)
+    assert rl.returncode == 0
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for args, source in (("", "rl.yaml"), ("--stream", "m.yaml"), ("m.yaml", "/dev/null")):
+        for _ in range(3):
+            done = subprocess.run(["bash", "-c", f'"$0" -m krmfn {args} < {source} | head -c 10 >/dev/null; '
+                                   'exit "${PIPESTATUS[0]}"', sys.executable], cwd=tmp_path, env=env,
+                                  capture_output=True, timeout=120, check=False)
+            errors = [line for line in done.stderr.decode().splitlines() if not line.startswith("krmfn: warning: ")]
+            assert (done.returncode, errors) == (0, []), args  # the warnings: ConfigMaps nothing references
+
+
+@pytest.mark.parametrize("given,meant", [("--retain", "--retention"), ("--strem", "--stream"),
+                                         ("--sufix-jobs", "--suffix-jobs"), ("--selectr=x", "--selector")])
+def test_a_misspelt_flag_gets_the_nearest_one(given: str, meant: str) -> None:
+    err = one_sentence(cli(["--stream", given]))
+    assert err == f"krmfn: unrecognized arguments: {given}; did you mean {meant}? (see krmfn --help)\n"
+
+
+def test_a_dash_reads_stdin_as_a_plain_stream() -> None:
+    assert out(cli(["-"], STREAM)) == out(cli(["--stream"], STREAM))
+    assert "give it alone" in one_sentence(cli(["-", "x.yaml"], STREAM))
+    assert "- (stdin) is no file" in one_sentence(cli(["-i", "-"], STREAM))
 
 
 def test_a_terminal_on_stdin_gets_one_line_instead_of_a_silent_wait() -> None:

@@ -58,7 +58,6 @@ def test_a_walk_reads_a_deployment_in_every_style(tmp_path: Path) -> None:
 
 NOT_MANIFESTS = {
     "values.yaml": b"replicas: 2\nimage: {repository: app, tag: '1.0'}\n",
-    "Chart.yaml": b"apiVersion: v2\nname: app\nversion: 1.0.0\n",
     "latin1.yaml": b"greeting: caf\xe9\n",
     "binary.yaml": bytes(range(256)) * 4,
     "tags.yaml": b"%TAG !e! tag:example.com,2000:\n---\nthing: !e!widget x\n",
@@ -66,7 +65,7 @@ NOT_MANIFESTS = {
     "template.yml": b"{{- if .Values.enabled }}\nreplicas: {{ .Values.n }}\n{{- end }}\n",
 }
 REASONS = {
-    "values.yaml": "no Kubernetes objects", "Chart.yaml": "no Kubernetes objects",
+    "values.yaml": "no Kubernetes objects",  # a Chart.yaml makes its folder a Helm chart: test_cli.py
     "latin1.yaml": "not UTF-8 text (line 1 holds the byte 0xe9)", "binary.yaml": "binary data",
     "tags.yaml": "no Kubernetes objects", "broken.yaml": "not valid YAML", "template.yml": "not valid YAML",
 }

@@ -257,9 +257,14 @@ REPLICASET = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
 SCENARIOS: dict[str, Scenario] = {
     # --- the command line -------------------------------------------------------------------
     "terminal": Scenario([], tty=True, code=2),
-    "plain-manifests": Scenario([], stream(CONFIGMAP, DEPLOYMENT), code=1),
-    "helm3-without-helm": Scenario([], HELM3, code=1),
-    "helm4-without-helm": Scenario([], HELM4, code=1),
+    "plain-manifests": Scenario([], stream(CONFIGMAP, DEPLOYMENT), code=2),
+    "helm3-without-helm": Scenario([], HELM3, code=2),
+    "helm4-without-helm": Scenario([], HELM4, code=2),
+    "empty-stdin": Scenario([], code=1),  # docker run without -i: the container's stdin is /dev/null
+    "helm-chart": Scenario(["web"], files={"web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+                                           "web/templates/cm.yaml": "metadata:\n  name: {{ .Release.Name }}\n"},
+                           code=2),
+    "misspelt-flag": Scenario(["--stream", "--retain", "helm"], CONFIGMAP, code=2),
     "stream-nothing-piped": Scenario(["--stream"], tty=True, code=2),
     "no-such-path": Scenario(["deploy/"], code=2),
     "no-yaml-files": Scenario(["deploy/"], files={"deploy/README.md": "# not YAML\n"}, code=2),
