@@ -3,11 +3,18 @@
 
 PYTHON ?= python3
 
-.PHONY: image wheelhouse helm
+.PHONY: image wheelhouse helm gc-image argocd-image
 
 # The container image, tagged localhost/krmfn:<version> (.ci/image.sh).
 image:
 	KRMFN_PYTHON=$(PYTHON) bash .ci/image.sh
+
+# The examples' images, built with no network (.ci/example-image.sh): gc's CronJob, Argo CD's sidecar.
+gc-image:
+	KRMFN_PYTHON=$(PYTHON) bash .ci/example-image.sh gc
+
+argocd-image:
+	KRMFN_PYTHON=$(PYTHON) bash .ci/example-image.sh argocd
 
 # dist/wheelhouse/: every wheel an offline pip or pipx install needs (.ci/wheels.sh here).
 wheelhouse:

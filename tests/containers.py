@@ -80,3 +80,16 @@ def image(docker: str) -> str:
         assert built.stdout.strip().splitlines()[-1] == IMAGE, built.stdout
         assert leftovers(docker) <= before, "make image left the builder stage's image behind"
     return IMAGE
+
+
+def example_image(image: str, which: str) -> str:
+    """``make gc-image`` or ``make argocd-image``, as the examples' docs say: built on ``image``
+    with no network, the binaries from .ci/layer.sh. Returns the tag it prints."""
+    make = shutil.which("make")
+    assert make is not None  # the image fixture has checked
+    with open(Path(tempfile.gettempdir()) / f"krmfn-make-image-{os.getuid()}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = subprocess.run([make, "-s", f"{which}-image"], cwd=REPO, capture_output=True, text=True, timeout=1200)
+    if built.returncode != 0:
+        _unavailable(f"`make {which}-image` failed:\n{_tail(built.stdout + built.stderr)}")
+    return built.stdout.strip().splitlines()[-1]

@@ -3,14 +3,18 @@ one, whatever directives and markers each file starts and ends with; null docume
 
 from __future__ import annotations
 
+import io
 import itertools
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from test_cli import cli, out
+
+from krmfn.cli import main
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n"
 SHAPES = {
@@ -40,13 +44,34 @@ def documents(text: str) -> list[object]:
     return list(yaml.safe_load_all(text))
 
 
+def in_process(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch,
+               stdin: str = "") -> str:
+    """``krmfn ARGV`` through its entry point, in this process: a hundred pairs of files would take
+    half a minute as subprocesses. test_every_shape_through_the_console_script runs some that way."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    code = main(argv)
+    output, err = capsysbinary.readouterr()
+    assert code == 0, err.decode()
+    return output.decode()
+
+
 @pytest.mark.parametrize(("first", "second"), list(itertools.product(SHAPES, repeat=2)))
-def test_two_files_make_one_valid_stream(tmp_path: Path, first: str, second: str) -> None:
+def test_two_files_make_one_valid_stream(tmp_path: Path, first: str, second: str, capsysbinary, monkeypatch) -> None:
     paths = files(tmp_path, (first, second))
-    text = out(cli(paths))
+    run = lambda *argv, stdin="": in_process(list(argv), capsysbinary, monkeypatch, stdin)  # noqa: E731
+    text = run(*paths)
     # The documents of the stream are those of each file, nothing lost, no empty document added.
+    assert documents(text) == [d for p in paths for d in documents(run(p))]
+    assert run("--stream", stdin=text) == text  # krmfn reads its own output back unchanged
+    assert directives_follow_an_end_marker(text)
+
+
+def test_every_shape_through_the_console_script(tmp_path: Path) -> None:
+    """The same as a user runs it, once, over every shape in one stream."""
+    paths = files(tmp_path, tuple(SHAPES))
+    text = out(cli(paths))
     assert documents(text) == [d for p in paths for d in documents(out(cli([p])))]
-    assert out(cli(["--stream"], text)) == text  # krmfn reads its own output back unchanged
+    assert out(cli(["--stream"], text)) == text
     assert directives_follow_an_end_marker(text)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from containers import example_image
 from tooling import EXAMPLES, env_with, fetch_helm, need, run, write_krmfn
 
 ARGOCD = EXAMPLES / "argocd"
@@ -107,3 +108,31 @@ def test_a_failed_render_fails_the_command(name: str, bin_dir: Path, tmp_path: P
     (broken / ("kustomization.yaml" if name == "krmfn-kustomize" else "Chart.yaml")).write_text("resources: [\n")
     done = generate(plugins()[name], broken, bin_dir, tmp_path)
     assert done.returncode != 0 and done.stdout == ""
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_the_sidecar_image_runs_each_generate_as_user_999(name: str, docker: str, image: str, bin_dir: Path,
+                                                          tmp_path: Path) -> None:
+    """examples/argocd/Dockerfile, built with no network (make argocd-image): the plugin's generate,
+    run in it as Argo CD runs a sidecar (user 999, the source directory as working directory, the
+    build environment), prints what the same command prints on the host."""
+    sidecar = example_image(image, "argocd")
+    plugin = plugins()[name]
+    source = shutil.copytree(SOURCES[name], tmp_path / "source")
+    source.chmod(0o755)
+    for path in source.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    spec = plugin["spec"]["generate"]
+    done = subprocess.run([docker, "run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp",
+                           "--tmpfs", "/home/argocd:uid=999,gid=999", "-e", "ARGOCD_APP_NAME=api",
+                           "-e", "ARGOCD_APP_NAMESPACE=api", "-v", f"{source}:/src:ro", "-w", "/src", sidecar,
+                           *spec["command"], *spec.get("args", [])], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    on_host = generate(plugin, source, bin_dir, tmp_path)
+    assert on_host.returncode == 0, on_host.stderr
+    assert done.stdout == on_host.stdout
+    tools = subprocess.run([docker, "run", "--rm", "--network", "none", sidecar, "sh", "-c",
+                            "id -u; for t in bash krmfn kustomize helm; do command -v $t || echo no $t; done"],
+                           capture_output=True, text=True, timeout=60)
+    uid, *found = tools.stdout.splitlines()
+    assert uid == "999" and len(found) == 4 and not [f for f in found if f.startswith("no ")], tools.stdout

@@ -9,6 +9,7 @@ from tooling import REPO
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,27 @@ def test_the_example_builds_with_kubectl_kustomize():
     assert proc.returncode == 0, proc.stderr
     kinds = [d["kind"] for d in yaml.safe_load_all(proc.stdout)]
     assert sorted(kinds) == ["ClusterRole", "ClusterRoleBinding", "CronJob", "Namespace", "ServiceAccount"]
+
+
+def test_the_cronjob_image_builds_offline_and_plans_as_the_host_does(docker: str, image: str) -> None:
+    """make gc-image: the krmfn image plus the official kubectl, built with --network none; the
+    CronJob's image name; and gc in it, as the CronJob's user, plans a live-state file as on the host."""
+    from containers import example_image
+
+    tag = example_image(image, "gc")
+    [container] = one("CronJob")["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == tag
+    fixtures = REPO / "tests" / "fixtures" / "gc"
+    args = ["-f", "/live/cluster.json", "--now=2024-06-01T12:00:00Z", "-o", "json"]
+    done = subprocess.run([docker, "run", "--rm", "--network", "none", "--read-only", "-v", f"{fixtures}:/live:ro",
+                           tag, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    host = subprocess.run([sys.executable, "-m", "krmfn", "gc", "-f", str(fixtures / "cluster.json"), *args[2:]],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.stdout == host.stdout
+    client = subprocess.run([docker, "run", "--rm", "--network", "none", "--entrypoint", "kubectl", tag, "version",
+                             "--client"], capture_output=True, text=True, timeout=60)
+    assert client.stdout.splitlines()[0] == "Client Version: v1.32.3"
+    uid = subprocess.run([docker, "run", "--rm", "--entrypoint", "id", tag, "-u"], capture_output=True, text=True,
+                         timeout=60)
+    assert uid.stdout.strip() == "65534"
