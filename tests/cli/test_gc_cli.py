@@ -281,6 +281,12 @@ def test_a_function_config_that_is_not_one_is_reported(capsys, tmp_path):
 
 # --- live: the stand-in kubectl ------------------------------------------------------------------
 
+# Each run of gc against the stand-in starts one kubectl process per resource type it reads (about
+# 38, a second a run): outside the inner loop, with the tests that drive real tools, so that the
+# inner loop stays under a minute (issue 22). tests/integration/test_gc_kubectl.py drives the
+# real kubectl the same way.
+LIVE = pytest.mark.integration
+
 
 ROLLOUT_SPECS = """\
 apiVersion: fn.krmfn.dev/v1alpha1
@@ -291,6 +297,7 @@ fieldSpecs:
 """
 
 
+@LIVE
 def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_preconditions(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     fn = tmp_path / "fn.yaml"
@@ -327,6 +334,7 @@ def test_apply_reads_every_referrer_kind_and_deletes_one_at_a_time_with_precondi
     assert code == 0 and out.splitlines()[-1].startswith("dry run: 0 of 14 krmfn ConfigMaps would be deleted")
 
 
+@LIVE
 def test_a_failed_deletion_does_not_stop_the_others_and_sets_the_exit_code(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     expected = planned(gc.Options(keep=1)).deletions
@@ -346,6 +354,7 @@ def test_a_failed_deletion_does_not_stop_the_others_and_sets_the_exit_code(capsy
         "changed or replaced since it was read; not deleted: Error from server (Conflict)")
 
 
+@LIVE
 def test_each_outcome_is_reported_as_it_happens_in_table_mode(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     expected = planned(gc.Options(keep=1)).deletions
@@ -358,6 +367,7 @@ def test_each_outcome_is_reported_as_it_happens_in_table_mode(capsys, tmp_path, 
     assert err == "krmfn: 1 of 6 deletions failed\n"
 
 
+@LIVE
 def test_context_kubeconfig_and_namespace_reach_every_kubectl_call(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     code, out, _ = gc_run(capsys, "--apply", "--context", "prod", "--kubeconfig", "/etc/kube/config",
@@ -370,6 +380,7 @@ def test_context_kubeconfig_and_namespace_reach_every_kubectl_call(capsys, tmp_p
     assert [d[0] for d in kube.deletes()] == ["/api/v1/namespaces/blog/configmaps/app-config-69hbb4m9f4"]
 
 
+@LIVE
 def test_without_a_namespace_kubectl_uses_its_context_default(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     code, out, _ = gc_run(capsys, NOW)
@@ -378,12 +389,14 @@ def test_without_a_namespace_kubectl_uses_its_context_default(capsys, tmp_path, 
     assert out.startswith("NAMESPACE") and "0 of 0" in out  # the stand-in's "default" namespace is empty
 
 
+@LIVE
 def test_the_dry_run_never_calls_delete(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     code, _, _ = gc_run(capsys, "-A", "--keep", "0", "--min-age", "0", NOW)
     assert code == 0 and kube.deletes() == []
 
 
+@LIVE
 def test_unlabelled_configmaps_are_never_deleted_even_if_listed(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     kube.set("IGNORE_SELECTOR", "1")  # as if the label selector were lost on the way
@@ -394,6 +407,7 @@ def test_unlabelled_configmaps_are_never_deleted_even_if_listed(capsys, tmp_path
     assert {"kube-root-ca.crt", "legacy-settings"} <= {o["metadata"]["name"] for o in kube.live()}
 
 
+@LIVE
 def test_a_referrer_kind_kubectl_cannot_read_stops_the_run_before_any_deletion(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     kube.set("FORBIDDEN", "replicaset")
@@ -405,6 +419,7 @@ def test_a_referrer_kind_kubectl_cannot_read_stops_the_run_before_any_deletion(c
                    'can name a krmfn ConfigMap or Secret.\n')
 
 
+@LIVE
 def test_skip_kind_reads_the_cluster_without_that_kind_and_says_so(capsys, tmp_path, monkeypatch):
     """The way past a Forbidden kind, for one who knows nothing of that kind uses krmfn's ConfigMaps."""
     kube = FakeKube(tmp_path, monkeypatch)
@@ -416,6 +431,7 @@ def test_skip_kind_reads_the_cluster_without_that_kind_and_says_so(capsys, tmp_p
     assert out.splitlines()[-1].startswith("dry run: ")
 
 
+@LIVE
 def test_skip_kind_must_name_a_kind_gc_reads(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch)
     code, out, err = gc_run(capsys, "-A", NOW, "--skip-kind", "replicaset,pods")
@@ -423,6 +439,7 @@ def test_skip_kind_must_name_a_kind_gc_reads(capsys, tmp_path, monkeypatch):
     assert err.startswith("krmfn: --skip-kind pods names no kind gc reads; it reads pod, podtemplate, ")
 
 
+@LIVE
 def test_a_cluster_that_does_not_serve_a_kubernetes_kind_is_not_the_cluster_meant(capsys, tmp_path, monkeypatch):
     """A CRD that is not installed holds nothing and is skipped; Kubernetes' own kinds are always
     served, so one that is not means a wrong context or an odd proxy: gc stops."""
@@ -454,6 +471,7 @@ def test_a_file_of_configmaps_alone_is_refused_unless_allowed(capsys, tmp_path):
     assert " 3 of 20 krmfn ConfigMaps would be deleted" in out.splitlines()[-1]
 
 
+@LIVE
 def test_a_cluster_read_that_finds_no_referrer_deletes_nothing_unless_allowed(capsys, tmp_path, monkeypatch):
     state = tmp_path / "configmaps.json"
     state.write_text(json.dumps(CONFIGMAPS_ONLY))
@@ -465,6 +483,7 @@ def test_a_cluster_read_that_finds_no_referrer_deletes_nothing_unless_allowed(ca
     assert code == 0 and len(kube.deletes()) == 3
 
 
+@LIVE
 def test_the_footer_says_what_to_do_next_only_when_there_is_something_to_do(capsys, tmp_path, monkeypatch):
     FakeKube(tmp_path, monkeypatch)
     _, out, _ = gc_run(capsys, "-A", "--keep", "1", NOW)
@@ -515,6 +534,7 @@ def planted_values() -> list[str]:
     return values + [base64.b64decode(v).decode() for v in values] + ["PLANTED"]
 
 
+@LIVE
 def test_secrets_are_planned_and_deleted_and_no_value_is_ever_printed(capsys, tmp_path, monkeypatch):
     runs = [gc_run(capsys, "-f", str(SECRETS), NOW, "--keep", "1"),
             gc_run(capsys, "-f", str(SECRETS), NOW, "--keep", "1", "-o", "json")]
@@ -531,6 +551,7 @@ def test_secrets_are_planned_and_deleted_and_no_value_is_ever_printed(capsys, tm
     assert {o["metadata"]["name"] for o in kube.live() if o["kind"] == "Secret"} >= {"default-token"}
 
 
+@LIVE
 def test_kinds_configmap_never_reads_secrets(capsys, tmp_path, monkeypatch):
     kube = FakeKube(tmp_path, monkeypatch, SECRETS)
     code, out, err = gc_run(capsys, "-n", "pay", "--keep", "1", NOW, "--kinds", "ConfigMap")
