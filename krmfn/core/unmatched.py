@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from krmfn.core.config import Config
+from krmfn.core.kinds import plural
 from krmfn.core.retention import OPT_IN
 from krmfn.core.scan import Scanned, original_name
 from krmfn.results import NOTHING_RENAMED, Result
@@ -58,7 +59,8 @@ def _nearest(name: str, scanned: Scanned, known: dict[int, set[str]], config: Co
     """Where the name was probably meant: an object of a kind ``kinds`` leaves out, or a close spelling."""
     other = next((res for res in scanned.renamed if res.kind not in config.kinds and name in known[res.index]), None)
     if other is not None:
-        return f" ({other.kind} {other.name} has that name, but {config.label('kinds')} leaves {other.kind}s out)"
+        return (f" ({other.kind} {other.name} has that name, but {config.label('kinds')} leaves "
+                f"{plural(other.kind)} out)")
     import difflib  # here, for start-up time: only a name that matched nothing needs it
 
     close = difflib.get_close_matches(name, sorted({n for names in known.values() for n in names}), n=1)
@@ -69,14 +71,14 @@ def _nothing_renamed(scanned: Scanned, config: Config) -> Result:
     counts = Counter(res.kind for res in scanned.renamed)
     if not counts:
         return Result("nothing renamed: the input holds no ConfigMap or Secret", "info", topic=NOTHING_RENAMED)
-    held = " and ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(counts.items()))
+    held = " and ".join(f"{n} {plural(kind) if n > 1 else kind}" for kind, n in sorted(counts.items()))
     declined = sum(1 for res in scanned.renamed if res.index in scanned.declined)
     out = f" ({declined} opted out with {OPT_IN}: \"false\")" if declined else ""
     rules = ("--select all, --names NAME or --selector SELECTOR" if config.from_shell else
              "select: all, names or selector in the function config")
     left_out = sorted(kind for kind in counts if kind not in config.kinds)
     kinds = (f" ({config.label('kinds')} {','.join(sorted(config.kinds | set(left_out)))} to reach "
-             f"{' and '.join(k + 's' for k in left_out)} by rule)") if left_out else ""
+             f"{' and '.join(plural(k) for k in left_out)} by rule)") if left_out else ""
     return Result(f"nothing renamed: none of the input's {held} opts in{out}. Opt one in with the annotation "
                   f'{OPT_IN}: "true" on it or on a workload that names it, or by rule: {rules}{kinds}', "info",
                   topic=NOTHING_RENAMED)
