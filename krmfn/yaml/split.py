@@ -31,7 +31,7 @@ from yaml.events import (
 )
 
 from krmfn.yaml.scalars import non_string_plain
-from krmfn.yaml.tree import YamlError, _error
+from krmfn.yaml.tree import YamlError, _error, block_scalar_end
 
 
 class Origin:
@@ -162,28 +162,11 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if end < 0 else end + 1
 
 
-def _trim_block_scalar(text: str, start: int, end: int) -> int:
-    """The end of a ``|``/``>`` block scalar's last line with content (libyaml counts in the empty
-    lines after it, which belong as much to the next node)."""
-    pos = end
-    while pos > start:
-        line_start = text.rfind("\n", start, pos - 1) + 1
-        if text[line_start:pos].strip(" \t\r\n"):
-            return pos
-        if line_start <= start:
-            break
-        pos = line_start
-    return end
-
-
 def _content_end(text: str, ev: object) -> int:
     """Where the content of the node that ``ev`` (its last event of content) closes ends."""
     end = ev.end_mark.index  # type: ignore[attr-defined]
     if ev.__class__ is ScalarEvent and ev.style in ("|", ">"):  # type: ignore[attr-defined]
-        start = ev.start_mark.index  # type: ignore[attr-defined]
-        if "+" in text[start:text.find("\n", start)]:  # keep: its trailing empty lines are its value
-            return end
-        return _trim_block_scalar(text, start, end)
+        return block_scalar_end(text, ev.start_mark.index, end)  # type: ignore[attr-defined]
     return end
 
 

@@ -90,6 +90,23 @@ def _error(exc: yaml.YAMLError) -> YamlError:
                      problem=problem)
 
 
+def block_scalar_end(text: str, start: int, end: int) -> int:
+    """A ``|`` or ``>`` block scalar's end, from libyaml's span ``start:end``: after its last line
+    with content. libyaml counts the empty lines after it in, which are not the scalar's when the
+    next key follows them; a ``|+`` (keep) block's trailing empty lines are its value."""
+    if "+" in text[start:text.find("\n", start)]:
+        return end
+    pos = end
+    while pos > start:
+        line_start = text.rfind("\n", start, pos - 1) + 1
+        if text[line_start:pos].strip(" \t\r\n"):
+            return pos
+        if line_start <= start:
+            break
+        pos = line_start
+    return end
+
+
 class Doc:
     """One parsed YAML stream: parallel arrays by node id (see the module doc)."""
 
@@ -359,21 +376,7 @@ class Doc:
         return self.end[node]
 
     def _block_scalar_end(self, node: int) -> int:
-        """A ``|`` or ``>`` block's end: after its last line with content (its trailing empty lines,
-        which libyaml counts in, are not the scalar's when the next key follows them)."""
-        text, end = self.text, self.end[node]
-        start = self.start[node]
-        if "+" in text[start:text.find("\n", start)]:  # keep: its trailing empty lines are its value
-            return end
-        pos = end
-        while pos > start:
-            line_start = text.rfind("\n", start, pos - 1) + 1
-            if text[line_start:pos].strip(" \t\r\n"):
-                return pos
-            if line_start <= start:
-                break
-            pos = line_start
-        return end
+        return block_scalar_end(self.text, self.start[node], self.end[node])
 
     def key_span(self, node: int) -> tuple[int, int] | None:
         """Where a map entry's key is written (its quotes included), in bytes."""
