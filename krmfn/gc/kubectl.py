@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -50,17 +51,34 @@ class Kubectl:
     kubeconfig: str | None = None
 
     def _run(self, args: list[str], stdin: bytes | None = None) -> tuple[int, bytes, str]:
-        """Exit code, stdout as bytes (a List can be tens of MB: parsed once, never copied), stderr."""
+        """Exit code, stdout as bytes (a List can be tens of MB: parsed once, never copied, and
+        bounded like a -f file), stderr (its first 64 KiB: only its first line is ever shown)."""
         base = [self.binary]
         if self.kubeconfig:
             base += ["--kubeconfig", self.kubeconfig]
         if self.context:
             base += ["--context", self.context]
+        limit = gc.MAX_LIVE_STATE_BYTES  # what -f reads at most, for one kind's List too
         try:
-            proc = subprocess.run(base + args, input=stdin, capture_output=True, check=False)
+            with tempfile.TemporaryFile() as err, subprocess.Popen(
+                    base + args, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=err) as proc:
+                if stdin is not None:
+                    assert proc.stdin is not None
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                assert proc.stdout is not None
+                out = proc.stdout.read(limit + 1)  # never more in memory, whatever kubectl prints
+                if len(out) > limit:
+                    proc.kill()
+                    raise GcError(f"`kubectl {' '.join(args[:2])}` printed more than {limit >> 20} MiB, the most gc "
+                                  "reads of one kind; run gc one namespace at a time (-n NS).")
+                code = proc.wait()
+                err.seek(0)
+                said = err.read(1 << 16).decode("utf-8", errors="replace")
         except OSError as exc:
             raise GcError(f"cannot run {self.binary} ({exc.strerror}).") from None
-        return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", errors="replace")
+        return code, out, said
 
     def get(self, resource: str, scope: list[str], selector: str | None = None) -> list[dict] | None:
         """The items of one resource type; None when the cluster does not have that type."""

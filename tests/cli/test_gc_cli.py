@@ -241,6 +241,18 @@ def test_the_live_state_file_is_read_to_its_limit_and_no_further(capsys, monkeyp
                    "time (kubectl get -n NS).\n")
 
 
+def test_what_kubectl_prints_is_read_to_the_limit_and_no_further(capsys, tmp_path, monkeypatch):
+    """A kubectl (or a proxy in front of it) that never stops printing: gc ends with a sentence."""
+    monkeypatch.setattr(gc, "MAX_LIVE_STATE_BYTES", 1 << 20)
+    flood = tmp_path / "kubectl"
+    flood.write_text("#!/bin/sh\nexec cat /dev/zero\n")
+    flood.chmod(0o755)
+    code, out, err = gc_run(capsys, "-A", NOW, "--kubectl", str(flood))
+    assert (code, out) == (2, "")
+    assert err == ("krmfn: `kubectl get configmaps` printed more than 1 MiB, the most gc reads of one kind; run gc "
+                   "one namespace at a time (-n NS).\n")
+
+
 @pytest.mark.parametrize("argv,message", [
     (["-f", "/nonexistent/live.json"], "krmfn: cannot read /nonexistent/live.json (No such file or directory).\n"),
     (["-f", str(CLUSTER), "--apply"], "krmfn: --apply reads live state itself; -f is for offline planning only.\n"),
