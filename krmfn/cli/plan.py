@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from krmfn.changes.changeplan import CATEGORIES, Obj, plan, read_render
 from krmfn.changes.planview import FORMATS
 from krmfn.cli.files import find
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
+from krmfn.cli.reading import read_files, read_limited
+from krmfn.krm.limits import Limits
 from krmfn.results import ConfigError
 from krmfn.yaml.tree import YamlError
 
@@ -48,11 +49,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read(source: str) -> list[Obj]:
+    """One render's objects, read to the function's input limit like every other mode."""
+    limit = Limits().max_input_bytes
     if source == "-":
-        chunks = [("stdin", sys.stdin.buffer.read())]
+        chunks = [("stdin", read_limited(sys.stdin.buffer, limit))]
     else:
         found, _ = find([source])  # a Helm chart inside a render's tree is no part of it
-        chunks = [(path, Path(path).read_bytes()) for path, _ in found]
+        read, _ = read_files(found, limit)
+        chunks = [(path, text) for path, text, _ in read]
+    if sum(len(data) for _, data in chunks) > limit:
+        raise ConfigError(f"{source} is over the limit of {limit >> 20} MiB for a render")
     objs: list[Obj] = []
     for where, data in chunks:
         try:

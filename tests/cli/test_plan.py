@@ -238,3 +238,12 @@ def test_unreadable_render_is_one_sentence(tmp_path: Path) -> None:
 def test_help_has_exit_codes_and_the_docs_say_the_same() -> None:
     assert plan_cli.EXIT_STATUS in krmfn("plan", "--help").stdout.decode()
     assert f"```text\n{plan_cli.EXIT_STATUS}```" in (REPO / "docs" / "plan.md").read_text()
+
+
+def test_a_render_on_stdin_is_read_to_the_input_limit_and_no_further(renders: tuple[Path, Path]) -> None:
+    """`krmfn plan - NEW < /dev/zero` ends with one sentence, as every other mode does."""
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([sys.executable, "-m", "krmfn", "plan", "-", str(renders[1])], stdin=zero,
+                              capture_output=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == b"krmfn: - is over the limit of 32 MiB for a render\n"
