@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from krmfn.core.fieldspec import join_path
 from krmfn.core.kinds import plural
 from krmfn.core.optin import MARK_KEYS
+from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Scanned
 from krmfn.core.unplaced import DETAIL_TAG
 from krmfn.krm.resource import Resource
@@ -85,10 +86,16 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
     text = _pattern(list(by_name))
     count, find = re.compile(text.encode()).findall, re.compile(text).finditer
     results: list[Result] = []
+    # A renamed object's own text names it where no reference hides: its name, and on a re-run its
+    # original-name annotation (read when it was opted in, so no parse). A family label, which
+    # _places does not look at either, is not counted: such an item is only parsed again.
+    itself = {h.res.index: (h.res.name == h.original) + (h.res.annotations.get(ORIGINAL_NAME) == h.original)
+              for h in renamed}
     for res in scanned.resources:
         mentions = len(count(res.source))
-        if not mentions or mentions == sum(ref.name in by_name for ref in scanned.references.get(res.index, ())):
-            continue  # every mention is a reference krmfn places: the item is not parsed again
+        known = sum(ref.name in by_name for ref in scanned.references.get(res.index, ()))
+        if not mentions or mentions == known + itself.get(res.index, 0):
+            continue  # every mention is one krmfn places or the object's own: the item is not parsed again
         doc = res.tree
         placed = {ref.node for ref in scanned.references.get(res.index, ())}
         for keys, node, free in _places(res):
