@@ -38,6 +38,10 @@ def need(name: str) -> str:
     return found
 
 
+# Where `krmfn install-kustomize-plugin DIR` writes the legacy exec plugin, as kustomize looks it up.
+PLUGIN_PATH = "fn.krmfn.dev/v1alpha1/contenthash/ContentHash"
+
+
 def write_krmfn(bin_dir: Path) -> Path:
     """A ``krmfn`` executable that runs this work tree's code with this interpreter."""
     bin_dir.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 import yaml
 from tooling import EXAMPLES, copy_example, env_with, need, run, write_krmfn
 
@@ -58,16 +57,6 @@ def test_kpt_eval_with_audit_info_lowers_only_the_audit(tmp_path: Path) -> None:
     stderr, results, _ = _kpt_eval(tmp_path, "--", "audit=info")
     assert f"[info] apps/v1/{ROLL_PATH}" in stderr and f"[warning] apps/v1/{LEFTOVER}" in stderr, stderr
     assert {r["severity"] for r in results if "through env" in r["message"]} == {"info"}
-
-
-@pytest.fixture
-def plugin_home(tmp_path: Path) -> Path:
-    bin_dir = tmp_path / "bin"
-    write_krmfn(bin_dir)
-    home = tmp_path / "plugins"
-    done = run(["krmfn", "install-kustomize-plugin", str(home)], env=env_with(bin_dir))
-    assert done.returncode == 0, done.stderr
-    return home
 
 
 def test_kubectl_kustomize_renames_and_the_documented_route_shows_both_warnings(plugin_home: Path,

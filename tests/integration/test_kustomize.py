@@ -14,30 +14,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tooling import EXAMPLES, env_with, expect_text, need, run, tool, write_krmfn
+from tooling import EXAMPLES, PLUGIN_PATH, env_with, expect_text, need, run, tool, write_krmfn
 
 from krmfn.cli import installers as plugin
 
 KUSTOMIZE = EXAMPLES / "kustomize"
 EXPECTED = KUSTOMIZE / "expected-output.yaml"
-PLUGIN_PATH = "fn.krmfn.dev/v1alpha1/contenthash/ContentHash"
 
 
 @pytest.fixture(scope="module")
 def kubectl() -> str:
     return need("kubectl")
-
-
-@pytest.fixture
-def plugin_home(tmp_path: Path) -> Path:
-    """A plugin home with krmfn's legacy exec plugin, installed by ``krmfn install-kustomize-plugin``."""
-    bin_dir = tmp_path / "bin"
-    write_krmfn(bin_dir)
-    home = tmp_path / "plugins"
-    done = run(["krmfn", "install-kustomize-plugin", str(home)], env=env_with(bin_dir))
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(home / PLUGIN_PATH)
-    return home
 
 
 def overlay(tmp_path: Path, config: str) -> Path:

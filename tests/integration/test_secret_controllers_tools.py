@@ -66,16 +66,6 @@ def test_kpt_fn_eval_gives_the_expected_output_and_a_second_run_changes_nothing(
     assert written[0] == written[1]
 
 
-@pytest.fixture
-def plugin_home(tmp_path: Path) -> Path:
-    bin_dir = tmp_path / "bin"
-    write_krmfn(bin_dir)
-    home = tmp_path / "plugins"
-    done = run(["krmfn", "install-kustomize-plugin", str(home)], env=env_with(bin_dir))
-    assert done.returncode == 0, done.stderr
-    return home
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_kubectl_kustomize_with_the_legacy_plugin_gives_the_expected_objects(name: str, plugin_home: Path,
                                                                              tmp_path: Path) -> None:
