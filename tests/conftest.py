@@ -9,6 +9,8 @@ import pytest
 import yaml
 from hypothesis import settings
 from containers import docker, image  # noqa: F401  (session fixtures: one image build per run)
+from tooling import PLUGIN_PATH, env_with, write_krmfn
+from tooling import run as run_tool
 
 from krmfn.cli.guard import exit_code as _exit_code
 from krmfn.core.function import Outcome, run_resource_list
@@ -61,3 +63,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture
+def plugin_home(tmp_path):
+    """A plugin home with krmfn's legacy exec plugin, installed by ``krmfn install-kustomize-plugin``
+    (the work tree's krmfn in ``tmp_path/bin``), for ``kubectl kustomize --enable-alpha-plugins``."""
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    home = tmp_path / "plugins"
+    done = run_tool(["krmfn", "install-kustomize-plugin", str(home)], env=env_with(bin_dir))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(home / PLUGIN_PATH)
+    return home
