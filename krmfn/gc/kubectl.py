@@ -148,8 +148,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             items = kubectl.get(resource, scope)
         except GcError as exc:
             if "(Forbidden)" not in exc.message:
-                raise GcError(f"{exc.message}; let gc list {resource}, or pass --skip-kind {resource} if none of its "
-                              "objects can name a krmfn ConfigMap or Secret.") from None
+                raise _cannot_list([(resource, exc.message)]) from None
             forbidden.append((resource, exc.message))
             continue
         if items is None and resource in referrers.required:
@@ -160,7 +159,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             continue
         objects.extend(items)
     if forbidden:
-        raise _forbidden(forbidden)
+        raise _cannot_list(forbidden)
     if unserved:
         notes.append(f"skipped kinds the cluster does not serve: {', '.join(unserved)}")
     if referrers.skip:
@@ -169,13 +168,14 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
     return objects
 
 
-def _forbidden(forbidden: list[tuple[str, str]]) -> GcError:
-    """One line for every kind kubectl may not list: the first kubectl error as it was, the way on."""
-    names = [resource for resource, _ in forbidden]
+def _cannot_list(failed: list[tuple[str, str]]) -> GcError:
+    """One line for the kinds kubectl could not list (each Forbidden one, or the one that failed
+    otherwise): kubectl's first error as it was, and the way on."""
+    names = [resource for resource, _ in failed]
     if len(names) == 1:
-        return GcError(f"{forbidden[0][1]}; let gc list {names[0]}, or pass --skip-kind {names[0]} if none of its "
+        return GcError(f"{failed[0][1]}; let gc list {names[0]}, or pass --skip-kind {names[0]} if none of its "
                        "objects can name a krmfn ConfigMap or Secret.")
     return GcError(f"kubectl may not list {len(names)} kinds gc reads ({', '.join(names)}), the first saying: "
-                   f"{forbidden[0][1].removeprefix('`kubectl get ' + names[0] + '` failed: ')}; let gc list them, "
+                   f"{failed[0][1].removeprefix('`kubectl get ' + names[0] + '` failed: ')}; let gc list them, "
                    f"or pass --skip-kind {','.join(names)} if none of their objects can name a krmfn ConfigMap or "
                    "Secret (a namespaced Role cannot grant the cluster-scoped ones).")
