@@ -60,7 +60,8 @@ class _Packed:
 
 def _pack(s: Scanned) -> _Packed:
     return _Packed(
-        [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata, r.aliases) for r in s.resources],
+        [(r.index, r.node, r.api_version, r.kind, r.name, r.namespace, r.metadata, r.aliases, r.meaning)
+         for r in s.resources],
         [r.index for r in s.renamed],
         [(h.res.index, h.original, h.new_name, h.edits, h.strategy, h.content, h.by_select, h.made, h.made_family)
          for h in s.hashed],
@@ -70,8 +71,8 @@ def _pack(s: Scanned) -> _Packed:
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
-    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i], aliases=aliases)
-                 for i, node, api, kind, name, ns, meta, aliases in p.resources}
+    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i], aliases=aliases, meaning=meaning)
+                 for i, node, api, kind, name, ns, meta, aliases, meaning in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
@@ -84,13 +85,6 @@ def _merge(a: Scanned, b: Scanned) -> Scanned:
                    {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts},
                    {**a.reads, **b.reads}, {**a.roll_marks, **b.roll_marks}, a.immutable | b.immutable,
                    {**a.made, **b.made})
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _middle(sizes: list[int]) -> int:
@@ -119,21 +113,27 @@ def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | Non
                 payload: tuple = ("ok", work(mid, n))
             except KrmfnError as exc:
                 payload = ("error", exc.results)
-            view = memoryview(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
-            while view:
-                view = view[os.write(write_end, view):]
+            with os.fdopen(write_end, "wb") as pipe:  # written as it is pickled: no copy of the half in bytes
+                pickle.dump(payload, pipe, protocol=pickle.HIGHEST_PROTOCOL)
         finally:
             os._exit(0)
     os.close(write_end)
+    received: tuple | None = None
     try:
         first = work(0, mid)
-        data = _read_all(read_end)
+        with os.fdopen(read_end, "rb") as pipe:  # read as it is unpickled, likewise
+            read_end = -1
+            try:
+                received = pickle.load(pipe)
+            except (EOFError, pickle.UnpicklingError):  # the child died before it had sent all of it
+                received = None
     finally:
-        os.close(read_end)
+        if read_end >= 0:
+            os.close(read_end)
         _, status = os.waitpid(pid, 0)
-    if status != 0 or not data:
+    if status != 0 or received is None:
         return first, None, None
-    kind, body = pickle.loads(data)
+    kind, body = received
     if kind == "error":
         return first, None, KrmfnError(body)
     return first, body, None
@@ -169,4 +169,6 @@ def write_items(scanned: Scanned, p: Plan, config: Config, size: int) -> list[by
     if err is not None:
         raise err
     rest = second if second is not None else write(scanned, p, config, mid, n)
+    for res in scanned.resources[mid:]:  # the child checked these: what they read as is not needed here
+        res.meaning = None
     return first + rest

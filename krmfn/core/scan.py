@@ -550,5 +550,5 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             out.references[index] = refs
         if res.doc is not None and res.doc.may_alias:
             res.aliases = True
-        res.drop()
+        res.drop(keep_meaning=kind is not None or bool(refs) or index in out.marks)  # the items that can change
     return out

@@ -30,11 +30,12 @@ def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int |
             out.append(res.source)
             continue
         text = splice(res.source, edits)
-        wrong = difference(res.source, [e.change for e in edits if e.change is not None], text)
+        wrong = difference(res.source, [e.change for e in edits if e.change is not None], text, res.meaning)
         if wrong is not None:
             raise InputError(f"written with krmfn's changes, it would read differently at {wrong}; krmfn writes "
                              "nothing rather than a wrong value: please report this with the item", res.ref, wrong)
         res.drop()
+        res.meaning = None
         out.append(text)
     return out
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from krmfn.results import InputError, ResourceRef
 from krmfn.yaml.tree import Doc, Unreadable, YamlError, parse_item
+from krmfn.yaml.verify import packed_meaning
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -31,6 +32,7 @@ class Resource:
     index: int
     source: bytes
     aliases: bool = False  # its text has an alias (the write then reads it again to keep them right)
+    meaning: bytes | None = None  # what its tree read as, kept by drop(keep_meaning=True) for the check before writing
     _annotations: dict[str, str] | None = field(default=None, repr=False)
     _labels: dict[str, str] | None = field(default=None, repr=False)
 
@@ -69,8 +71,12 @@ class Resource:
         if metadata is not None:
             self.metadata = metadata
 
-    def drop(self) -> None:
-        """Forget the tree (memory follows one item, not the list); identity stays."""
+    def drop(self, keep_meaning: bool = False) -> None:
+        """Forget the tree (memory follows one item, not the list); identity stays. ``keep_meaning``:
+        keep what it reads as, packed small (yaml.verify), so that the check before writing an
+        item that changes reads only its new text, not its old one again."""
+        if keep_meaning and self.doc is not None:
+            self.meaning = packed_meaning(self.doc)
         self.doc = None
 
 

@@ -107,6 +107,19 @@ def block_scalar_end(text: str, start: int, end: int) -> int:
     return end
 
 
+def as_read(text: Text) -> Text:
+    """The text as krmfn gives it to libyaml: a leading byte order mark dropped, and a last line
+    that holds only spaces, unended, ended: libyaml 0.2.5 misreads a block scalar there
+    (yaml-test-suite L24T), and the same text with the line ended reads as the spec says."""
+    if text.startswith(_BOM):
+        text = text[1:]
+    if text and not text.endswith("\n"):
+        last = text[text.rfind("\n") + 1:]
+        if last and not last.strip(" \t"):
+            text += "\n"
+    return text
+
+
 class Doc:
     """One parsed YAML stream: parallel arrays by node id (see the module doc)."""
 
@@ -116,6 +129,7 @@ class Doc:
         "alias_of",
         "anchor",
         "end",
+        "key_aliases",
         "kids",
         "kind",
         "kname",
@@ -153,6 +167,7 @@ class Doc:
         self.kids: list[list[int] | None] = [[]]
         # alias node -> the node it names; an alias of a key's anchor: -1 - that entry's node
         self.alias_of: dict[int, int] = {}
+        self.key_aliases: dict[int, Text] = {}  # a map entry whose key is an alias (``*name : v``): that name
         self.may_alias = False
         self.merges = False  # some map has a ``<<`` key
         self._index: dict[int, dict[Text, int]] = {}
@@ -171,15 +186,9 @@ class Doc:
                 text = source.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise YamlError(f"not UTF-8 at byte {exc.start}") from None
-        if text.startswith(_BOM):
-            text = text[1:]
-            if source is not None:
-                source = source[3:]
-        if text and not text.endswith("\n") and not text[text.rfind("\n") + 1:].strip(" \t") and \
-                text[text.rfind("\n") + 1:]:
-            # libyaml 0.2.5 misreads a block scalar whose last line, unended, holds only spaces
-            # (yaml-test-suite L24T): the same text with the line ended reads as the spec says
-            text += "\n"
+        if text.startswith(_BOM) and source is not None:
+            source = source[3:]
+        text = as_read(text)
         doc = cls(text, source)
         try:
             doc._build(text)
@@ -235,6 +244,7 @@ class Doc:
                     continue
                 if c is AliasEvent:
                     pkey, pstart, pplain = self._key_alias(anchors, ev), ev.start_mark.index, True
+                    self.key_aliases[len(kind)] = ev.anchor  # the entry's node comes next
                     continue
                 if c is MappingEndEvent:
                     end[cur] = ev.end_mark.index

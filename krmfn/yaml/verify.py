@@ -11,6 +11,9 @@ document order; comments, layout and quoting styles that read the same do not co
 
 from __future__ import annotations
 
+import marshal
+from array import array
+
 import yaml
 from yaml.events import (
     AliasEvent,
@@ -23,7 +26,7 @@ from yaml.events import (
 
 from krmfn.yaml.scalars import non_string_plain
 from krmfn.yaml.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, YamlError, _error, parse_item
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError, _error, as_read, parse_item
 
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 
@@ -42,7 +45,7 @@ def _meaning(value: str | None, plain: bool) -> object:
 def rows(text: bytes) -> tuple[list[Row], list[int]]:
     """Every node of a text as what it means, in document order (node ids as Doc gives them: the
     stream is 0), and where each node's subtree ends. One event pass, no tree: the check reads
-    every changed item twice, its input and its new text."""
+    changed item's new text (its input's rows come from the scan's tree: :func:`rows_of`)."""
     out: list[Row] = [(0, STREAM, None, None, None, None)]
     stops: list[int] = [0]
     stack: list[tuple[int, bool, bool]] = []  # (node, is a map, a key is wanted next)
@@ -51,7 +54,7 @@ def rows(text: bytes) -> tuple[list[Row], list[int]]:
     depth = 1
     SC, AL, MS, SS = ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent
     try:
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+        for ev in yaml.parse(as_read(text.decode("utf-8")), Loader=yaml.CSafeLoader):
             c = ev.__class__
             if c is SC or c is AL:
                 if want_key:
@@ -82,8 +85,68 @@ def rows(text: bytes) -> tuple[list[Row], list[int]]:
                 depth -= 1
     except yaml.YAMLError as exc:
         raise _error(exc) from None
+    except UnicodeDecodeError as exc:
+        raise YamlError(f"not UTF-8 at byte {exc.start}") from None
     stops[0] = len(out)
     return out, stops
+
+
+def rows_of(doc: Doc) -> tuple[list[Row], list[int]]:
+    """:func:`rows` of the text ``doc`` was parsed from, taken from its tree: the same rows that
+    one more event pass over that text gives (tests/yaml/test_verify.py holds them equal over
+    the YAML test suite and real manifests)."""
+    return list(zip(*_columns(doc))), list(doc.stop)
+
+
+def _columns(doc: Doc) -> tuple[array, bytes, list, list, list, list]:
+    """:func:`rows_of` as six columns: depth, kind, key, value, tag, anchor."""
+    kind, kname, kplain, val, style, tag, up = doc.kind, doc.kname, doc.kplain, doc.val, doc.style, doc.tag, doc.up
+    key_aliases = doc.key_aliases
+    depth = array("I", bytes(4 * len(kind)))
+    keys: list = [None] * len(kind)
+    values: list = [None] * len(kind)
+    for n in range(1, len(kind)):
+        depth[n] = depth[up[n]] + 1
+        k = kname[n]
+        if k is not None:
+            keys[n] = ("*", key_aliases[n]) if key_aliases and n in key_aliases else _meaning(k, kplain[n])
+        c = kind[n]
+        if c == SCALAR:
+            values[n] = _meaning(val[n], style[n] is None and tag[n] is None)
+        elif c == ALIAS:
+            values[n] = val[n]  # the anchor it names (an alias carries no tag or anchor of its own)
+    return depth, bytes(kind), keys, values, tag, doc.anchor
+
+
+def packed_meaning(doc: Doc) -> bytes:
+    """What an item's tree reads as (:func:`rows_of`), packed small (its columns, marshalled: a
+    tenth of the tree's memory), for :func:`difference` to take instead of reading the item's text
+    once more. Where each subtree ends follows from the depths (:func:`_stops`)."""
+    depth, kinds, keys, values, tags, anchors = _columns(doc)
+    # a byte each (bytes() of the array would give its four bytes), but for the rare deeper item
+    depths = array("B", depth).tobytes() if max(depth) < 256 else ("I", depth.tobytes())
+    return marshal.dumps((depths, kinds, keys, values, tags, anchors))
+
+
+def _unpacked(meaning: bytes) -> list[Row]:
+    depths, kinds, keys, values, tags, anchors = marshal.loads(meaning)
+    if isinstance(depths, tuple):
+        depths = array(depths[0], depths[1])
+    return list(zip(depths, kinds, keys, values, tags, anchors))
+
+
+def _stops(rows_: list[Row]) -> list[int]:
+    """Where each node's subtree ends (as :func:`rows` gives them), from the rows' depths."""
+    stops = [0] * len(rows_)
+    open_: list[tuple[int, int]] = []  # (depth, row) of the nodes whose subtree is not closed yet
+    for i, row in enumerate(rows_):
+        d = row[0]
+        while open_ and open_[-1][0] >= d:
+            stops[open_.pop()[1]] = i
+        open_.append((d, i))
+    for _, i in open_:
+        stops[i] = len(rows_)
+    return stops
 
 
 def _item(rows_: list[Row]) -> int:
@@ -144,10 +207,15 @@ def expected(base: list[Row], stops: list[int], top: int, changes: list[Change])
     return out
 
 
-def difference(source: bytes, changes: list[Change], new_text: bytes) -> str | None:
+def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: bytes | None = None) -> str | None:
     """None when ``new_text`` reads as the item ``source`` with ``changes`` made; else the field
-    path where it first differs (or why it does not read at all)."""
-    base, stops = rows(source)
+    path where it first differs (or why it does not read at all). ``meaning``: what ``source``
+    reads as, from the scan's tree (:func:`packed_meaning`); without it the source is read again."""
+    if meaning is not None:
+        base = _unpacked(meaning)
+        stops = _stops(base)
+    else:
+        base, stops = rows(source)
     top = _item(base)
     want = expected(base, stops, top, changes)
     try:
@@ -165,4 +233,4 @@ def difference(source: bytes, changes: list[Change], new_text: bytes) -> str | N
     return new_doc.path_of(node + min(len(want), len(have)) - 1, node) or "(the item's end)"
 
 
-__all__ = ["difference", "expected", "rows"]
+__all__ = ["difference", "expected", "packed_meaning", "rows", "rows_of"]
