@@ -121,7 +121,7 @@ def _columns(doc: Doc) -> tuple[array, bytes, list, list, list, list]:
 def packed_meaning(doc: Doc) -> bytes:
     """What an item's tree reads as (:func:`rows_of`), packed small (its columns, marshalled: a
     tenth of the tree's memory), for :func:`difference` to take instead of reading the item's text
-    once more. Where each subtree ends follows from the depths (:func:`_stops`)."""
+    once more. Where a subtree ends follows from the depths (:func:`_stop`)."""
     depth, kinds, keys, values, tags, anchors = _columns(doc)
     # a byte each (bytes() of the array would give its four bytes), but for the rare deeper item
     depths = array("B", depth).tobytes() if max(depth) < 256 else ("I", depth.tobytes())
@@ -135,18 +135,13 @@ def _unpacked(meaning: bytes) -> list[Row]:
     return list(zip(depths, kinds, keys, values, tags, anchors))
 
 
-def _stops(rows_: list[Row]) -> list[int]:
-    """Where each node's subtree ends (as :func:`rows` gives them), from the rows' depths."""
-    stops = [0] * len(rows_)
-    open_: list[tuple[int, int]] = []  # (depth, row) of the nodes whose subtree is not closed yet
-    for i, row in enumerate(rows_):
-        d = row[0]
-        while open_ and open_[-1][0] >= d:
-            stops[open_.pop()[1]] = i
-        open_.append((d, i))
-    for _, i in open_:
-        stops[i] = len(rows_)
-    return stops
+def _stop(rows_: list[Row], node: int) -> int:
+    """Where node's subtree ends: at the first row after it that is not deeper. Asked only of
+    the few nodes a change touches, so the rows need no table of every subtree's end."""
+    depth, n, end = rows_[node][0], node + 1, len(rows_)
+    while n < end and rows_[n][0] > depth:
+        n += 1
+    return n
 
 
 def _item(rows_: list[Row]) -> int:
@@ -161,20 +156,21 @@ def _value_rows(depth: int, key: str | None, value: Value) -> list[Row]:
     return [(depth, SCALAR, key, ("!", "true") if value is True else value, None, None)]
 
 
-def _child(base: list[Row], stops: list[int], node: int, key: str) -> int | None:
+def _child(base: list[Row], node: int, key: str) -> int | None:
     """The entry ``key`` of map ``node``, by its rows."""
-    n = node + 1
-    while n < stops[node]:
+    n, end = node + 1, _stop(base, node)
+    while n < end:
         if base[n][2] == key:
             return n
-        n = stops[n]
+        n = _stop(base, n)
     return None
 
 
-def expected(base: list[Row], stops: list[int], top: int, changes: list[Change]) -> list[Row]:
-    """What the item must read as after ``changes``: its rows with each change made."""
+def expected(base: list[Row], top: int, changes: list[Change]) -> list[Row]:
+    """What the item must read as after ``changes``: its rows (``top``, the item, is the last
+    subtree of them) with each change made, the unchanged runs copied as slices."""
     replaced: dict[int, list[Row]] = {}  # row index -> the rows that take its place
-    removed: set[int] = set()
+    removed: dict[int, int] = {}  # first row index removed -> the index after the last
     inserted: dict[int, list[tuple[int, list[Row]]]] = {}  # row index -> (depth, rows) inserted before it
     for change in changes:
         if isinstance(change, SetScalar):
@@ -182,7 +178,7 @@ def expected(base: list[Row], stops: list[int], top: int, changes: list[Change])
             value = ("!", "true") if change.value is True else change.value
             replaced[change.node] = [(d, SCALAR, key, value, None, anchor if kind == SCALAR else None)]
         elif isinstance(change, AddEntries):
-            at = stops[change.node] if change.before < 0 else change.before
+            at = _stop(base, change.node) if change.before < 0 else change.before
             d = base[change.node][0] + 1
             inserted.setdefault(at, []).append((d, [r for k, v in change.entries for r in _value_rows(d, k, v)]))
         elif isinstance(change, FillNull):
@@ -190,20 +186,34 @@ def expected(base: list[Row], stops: list[int], top: int, changes: list[Change])
             replaced[change.node] = _value_rows(d, key, dict(change.entries))
         elif isinstance(change, AddItems):
             d = base[change.node][0]
-            inserted.setdefault(stops[change.node], []).append(
+            inserted.setdefault(_stop(base, change.node), []).append(
                 (d, [(d, SCALAR, None, v, None, None) for v in change.values]))
         elif isinstance(change, RemoveEntry):
-            child = _child(base, stops, change.node, change.key)
+            child = _child(base, change.node, change.key)
             if child is not None:
-                removed.update(range(child, stops[child]))
+                removed[child] = max(removed.get(child, child), _stop(base, child))
+    end = len(base)
     out: list[Row] = []
-    for i in range(top, stops[top] + 1):
-        if i in inserted:  # several insertions at one place: the deepest first, as textedit writes them
-            for _, rows_added in sorted(inserted[i], key=lambda g: -g[0]):
+    copied = skip = top  # rows before ``copied`` are dealt with; those before ``skip`` are removed
+    for at in sorted(p for p in {*replaced, *removed, *inserted} if top <= p <= end):
+        start = max(copied, skip)
+        if start < at:
+            out += base[start:at]
+        copied = at
+        if at in inserted:  # several insertions at one place: the deepest first, as textedit writes them
+            for _, rows_added in sorted(inserted[at], key=lambda g: -g[0]):
                 out += rows_added
-        if i == stops[top] or i in removed:
-            continue
-        out += replaced.get(i, (base[i],))
+        if at == end:
+            break
+        skip = max(skip, removed.get(at, skip))
+        if at < skip:
+            copied = at + 1
+        elif at in replaced:
+            out += replaced[at]
+            copied = at + 1
+    start = max(copied, skip)
+    if start < end:
+        out += base[start:end]
     return out
 
 
@@ -211,13 +221,9 @@ def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: b
     """None when ``new_text`` reads as the item ``source`` with ``changes`` made; else the field
     path where it first differs (or why it does not read at all). ``meaning``: what ``source``
     reads as, from the scan's tree (:func:`packed_meaning`); without it the source is read again."""
-    if meaning is not None:
-        base = _unpacked(meaning)
-        stops = _stops(base)
-    else:
-        base, stops = rows(source)
+    base = _unpacked(meaning) if meaning is not None else rows(source)[0]
     top = _item(base)
-    want = expected(base, stops, top, changes)
+    want = expected(base, top, changes)
     try:
         got, got_stops = rows(new_text)
     except YamlError as exc:
