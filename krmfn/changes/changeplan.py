@@ -20,7 +20,7 @@ from krmfn.core.retention import FAMILY, ORIGINAL_NAME
 from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
 from krmfn.core.walk import ReferenceTable, find
 from krmfn.krm.data import to_data
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 CONFIG_KINDS = tuple(k.kind for k in RENAMED)  # ConfigMap, Secret, and the secret controllers' kinds
 ALL = "*"  # a workload reads every key (envFrom, a whole volume)
@@ -41,7 +41,7 @@ class Obj:
     family: str  # the name its versions share
     data: dict
     doc: Doc
-    node: int
+    node: Node
 
 
 @dataclass

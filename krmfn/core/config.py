@@ -36,7 +36,7 @@ from krmfn.core.retention import RETENTION
 from krmfn.core.selector import LabelSelector, parse_selector
 from krmfn.krm.data import load_documents, to_data
 from krmfn.results import ConfigError, ResourceRef, Where
-from krmfn.yaml.tree import Doc, YamlError
+from krmfn.yaml.tree import Doc, Node, YamlError
 
 API_VERSION = "fn.krmfn.dev/v1alpha1"
 KIND = "ContentHash"
@@ -229,7 +229,7 @@ def config_fields(data: object, what: str = "functionConfig") -> tuple[ResourceR
                       f"(apiVersion {API_VERSION}) or a plain v1 ConfigMap", ref)
 
 
-def read_config(doc: Doc, node: int | None, labels: Mapping[str, str] | None = None) -> Config:
+def read_config(doc: Doc, node: Node | None, labels: Mapping[str, str] | None = None) -> Config:
     """Read ``functionConfig``: absent, a ``ContentHash`` object, or a plain ConfigMap. ``labels``:
     the fields a shell mode took from flags or the environment, named so in messages."""
     if node is None:

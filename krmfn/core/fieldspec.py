@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 
 @dataclass(frozen=True, repr=False)
@@ -22,7 +22,7 @@ class Has:
     value: str
     listed: bool = False
 
-    def holds(self, doc: Doc, holder: int) -> bool:
+    def holds(self, doc: Doc, holder: Node) -> bool:
         node = doc.get(holder, self.key)
         if node is None:
             return False
@@ -70,11 +70,11 @@ class FieldSpec:
         return (kind == self.kind and (self.group is None or self.group == group)
                 and (self.version is None or self.version == version))
 
-    def accepts(self, doc: Doc, node: int) -> bool:
+    def accepts(self, doc: Doc, node: Node) -> bool:
         """Whether the scalar ``node``, found at this spec's path, passes its conditions."""
         return not self.when or all(c.holds(doc, holder(doc, node)) for c in self.when)
 
-    def target(self, doc: Doc, node: int, name: str) -> tuple[str, str | None, str]:
+    def target(self, doc: Doc, node: Node, name: str) -> tuple[str, str | None, str]:
         """``(name, namespace or None for the referrer's rules, text before the name)``."""
         if self.qualified and "/" in name:
             namespace, _, short = name.partition("/")
@@ -85,7 +85,7 @@ class FieldSpec:
         return name, None, ""
 
 
-def holder(doc: Doc, node: int) -> int:
+def holder(doc: Doc, node: Node) -> Node:
     """The map holding the key that leads to ``node`` (lists on the way up are skipped)."""
     parent = doc.parent(node)
     while parent is not None and doc.is_seq(parent):

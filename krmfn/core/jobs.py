@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from krmfn.core import hashing
 from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.tree import Node
 
 # Job names become the ``job-name`` label of their pods: 63 characters at most.
 MAX_JOB_NAME = 63
@@ -29,7 +30,7 @@ _SUFFIXED = re.compile(rf"^(.+)-{hashing.suffix_pattern('kustomize')}$")
 class Rename:
     """The Job's ``metadata.name`` scalar and its new text (spliced, or set on re-emit)."""
 
-    node: int
+    node: Node
     offset: int | None
     old: str
     new: str

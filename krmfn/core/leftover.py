@@ -34,6 +34,7 @@ from krmfn.core.scan import Hashed, Scanned
 from krmfn.core.unplaced import DETAIL_TAG
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
+from krmfn.yaml.tree import Node
 
 # Annotations other tools write, never a reference a user placed.
 IGNORED_ANNOTATIONS = ("krmfn.dev/", "kubectl.kubernetes.io/", "meta.helm.sh/", "deployment.kubernetes.io/",
@@ -48,10 +49,10 @@ def _pattern(names: list[str]) -> str:
     return rf"(?<![{_NAME_CHARS}.])(?<!^/)(?<![^{_NAME_CHARS}.]/)(?:{alternatives})(?![{_NAME_CHARS}/]|\.[A-Za-z0-9])"
 
 
-def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], int, bool]]:
+def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], Node, bool]]:
     """(keys from the top, scalar node, whether the place is free text) where a name can hide."""
     doc = res.tree
-    stack: list[tuple[int, tuple[str, ...]]] = [(res.node, ())]
+    stack: list[tuple[Node, tuple[str, ...]]] = [(res.node, ())]
     while stack:
         node, keys = stack.pop()
         node = doc.resolve(node)
@@ -111,7 +112,7 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
     return results
 
 
-def _warning(res: Resource, keys: tuple[str, ...], node: int, h: Hashed, kind: str | None, whole: bool) -> Result:
+def _warning(res: Resource, keys: tuple[str, ...], node: Node, h: Hashed, kind: str | None, whole: bool) -> Result:
     """One line, as every message is; the fieldSpecs entry rides beside it (``krmfn -v``, and the
     result's ``tags.fieldSpecs``), as for an unplaced reference (core.unplaced)."""
     kind = kind or h.res.kind

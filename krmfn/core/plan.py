@@ -19,6 +19,7 @@ from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Reference, Scanned
 from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.tree import Node
 
 if TYPE_CHECKING:
     from krmfn.core.annotate import Annotation
@@ -54,12 +55,12 @@ def _check_duplicates(renamed: list[Resource], item_name: Callable[[int], str], 
         seen[key] = res
 
 
-def _where(res: Resource, node: int) -> str:
+def _where(res: Resource, node: Node) -> str:
     """The field path of a node, for a message: the item is parsed again if its tree was dropped."""
     return res.tree.path_of(node, res.node)
 
 
-def _optional(res: Resource, node: int) -> bool:
+def _optional(res: Resource, node: Node) -> bool:
     doc = res.tree
     parent = doc.parent(node)
     return parent is not None and doc.str(doc.get(parent, "optional")) == "true"

@@ -42,7 +42,7 @@ def restore_edits(res: Resource, original: str) -> list[Edit]:
         if node is None or not doc.is_map(node) or doc.get(node, own) is None:
             continue
         # The only entry: the map goes too, rather than leave an empty ``annotations:`` (null).
-        only = len(doc.kids[node] or ()) == 1
+        only = sum(1 for _ in doc.children(node)) == 1
         removed = remove_entry(doc, res.metadata, key) if only else remove_entry(doc, node, own)
         if removed is not None:
             edits.append(removed)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krmfn.results import ResourceRef, Result, Severity
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 # (severity, the field that decides, what happens): read in the scan, worded in the plan. A
 # tuple, so that a forked scan sends it back cheaply (core.parallel).
@@ -120,7 +120,7 @@ def way(api_version: str, kind: str) -> Way | None:
     return _BY_KIND.get((api_version.rpartition("/")[0], kind)) or _BY_KIND.get((None, kind))
 
 
-def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
+def verdict(doc: Doc, node: Node, api_version: str, kind: str) -> Verdict | None:
     """What a new pod template does to this object, from its own fields; None for a kind that
     runs no pods (a Role, a HelmRelease) or that the table does not know."""
     w = way(api_version, kind)
@@ -129,7 +129,7 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
     if w.fresh is not None and generated(doc, node):
         return "info", GENERATED, w.fresh
     for unless in w.unless:
-        at: int | None = node
+        at: Node | None = node
         for key in unless.keys:
             at = doc.get(doc.resolve(at), key) if at is not None else None
         if at is not None and doc.str(at) == unless.value:
@@ -137,7 +137,7 @@ def verdict(doc: Doc, node: int, api_version: str, kind: str) -> Verdict | None:
     return w.severity, w.field, w.text
 
 
-def generated(doc: Doc, node: int) -> bool:
+def generated(doc: Doc, node: Node) -> bool:
     """Whether the object is named by the API server (``generateName``, no ``name``)."""
     meta = doc.get(node, "metadata")
     meta = doc.resolve(meta) if meta is not None else None

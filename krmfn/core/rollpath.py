@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from krmfn.results import ResourceRef, Result
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 CHECKSUM = "checksum/"
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
@@ -32,7 +32,7 @@ class Read:
     mount: str | None = None
 
 
-def read_via(doc: Doc, node: int, top: int) -> Read | None:
+def read_via(doc: Doc, node: Node, top: Node) -> Read | None:
     """How the pod reads the object the name at ``node`` names; None when it updates live (a
     whole-volume mount) or is not read by a container (``imagePullSecrets``)."""
     child = node
@@ -50,7 +50,7 @@ def read_via(doc: Doc, node: int, top: int) -> Read | None:
     return None
 
 
-def _sub_path(doc: Doc, node: int, pod_spec: int, top: int) -> Read | None:
+def _sub_path(doc: Doc, node: Node, pod_spec: Node, top: Node) -> Read | None:
     """A volume's mount with ``subPath`` (or ``subPathExpr``) in any container of ``pod_spec``."""
     volume = node
     while (up := doc.parent(volume)) is not None and not (doc.is_seq(up) and doc.parent(up) == pod_spec):

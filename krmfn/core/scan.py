@@ -35,7 +35,7 @@ from krmfn.krm.envelope import ResourceList
 from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 MAX_NAME = 253
 # A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
@@ -85,7 +85,7 @@ class Reference:
     """A scalar in a referrer that names an object of a renamed kind; ``site``: where its text is
     (yaml.textedit.site), so that the write needs no tree; None where it cannot be edited."""
 
-    node: int
+    node: Node
     name: str
     site: tuple | None
     namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
@@ -135,7 +135,7 @@ def _entry_path(key: str, k: str) -> str:
     return f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
 
 
-def _at(res: Resource, key: str) -> int | None:
+def _at(res: Resource, key: str) -> Node | None:
     """The node at a dotted path (``data``, ``spec.encryptedData``), or None."""
     return res.tree.path(res.node, *key.split("."))
 
@@ -204,7 +204,7 @@ def _tree(res: Resource, key: str, omit: tuple[str, ...]) -> object:
     would depend on the reader). ``omit``: dotted paths left out. No value is ever in a message."""
     doc = res.tree
 
-    def value(node: int, path: str) -> object:
+    def value(node: Node, path: str) -> object:
         node = doc.resolve(node)
         if doc.is_map(node):
             out: dict[str, object] = {}
@@ -233,7 +233,7 @@ def _content(res: Resource, kind: RenamedKind) -> dict[str, object]:
     return content
 
 
-def made_names(res: Resource, kind: RenamedKind, original: str) -> tuple[int, str, str] | None:
+def made_names(res: Resource, kind: RenamedKind, original: str) -> tuple[Node, str, str] | None:
     """Where its controller's object is named, when the kind has such a field and the object sets
     it (an ExternalSecret's spec.target.name): that node, the name, and the name's family (before
     krmfn's suffix: the suffix this object's own name carries, taken off)."""
@@ -397,7 +397,7 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
     return h
 
 
-def _made(h: Hashed, kind: RenamedKind, made: tuple[int, str, str] | None) -> Hashed:
+def _made(h: Hashed, kind: RenamedKind, made: tuple[Node, str, str] | None) -> Hashed:
     """An object that keeps its name or gets it back: what its controller makes does too."""
     if made is not None:
         node, name, family = made
@@ -472,7 +472,7 @@ def _needs_reading(res: Resource, source: bytes, config: Config, table: Referenc
     return res.kind not in NOT_REFERRERS and any(mark in source for _, mark in UNPLACED_MARKERS)
 
 
-def _site(doc: Doc, node: int) -> tuple | None:
+def _site(doc: Doc, node: Node) -> tuple | None:
     try:
         return site(doc, node)
     except NotEditable:

@@ -23,7 +23,7 @@ from krmfn.core.table import pod_spec_paths
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
 from krmfn.yaml.scalars import dquote, plain_safe
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 
 @dataclass(frozen=True)
@@ -50,15 +50,15 @@ DETAIL_TAG = "fieldSpecs"
 POD_SPEC_KEY = "containers"
 
 
-def candidates(doc: Doc, top: int, skip: int | None, shapes: Iterable[Shapes]) -> list[tuple[int, str]]:
+def candidates(doc: Doc, top: Node, skip: Node | None, shapes: Iterable[Shapes]) -> list[tuple[Node, str]]:
     """Scalars below ``top`` (not below ``skip``, the metadata) shaped like a name of one of
     ``shapes``' kinds, with that kind, in document order."""
     maps = {key: (field, s.kind) for s in shapes for key, field in s.maps}
     scalars = {key: s.kind for s in shapes for key in s.scalars}
     kinds = {s.kind for s in shapes}
-    found: dict[int, str] = {}
+    found: dict[Node, str] = {}
 
-    def name_in(node: int, field: str, kind: str) -> None:
+    def name_in(node: Node, field: str, kind: str) -> None:
         name = doc.get(node, field) if doc.is_map(node) else None
         if name is not None and doc.string(name) is not None:
             found.setdefault(name, kind)
@@ -94,7 +94,7 @@ class Suggestion:
     pod_spec: str | None  # the pod-spec-like map's field path, when there is one
 
 
-def _keys(doc: Doc, node: int, top: int) -> list[tuple[str, int]]:
+def _keys(doc: Doc, node: Node, top: Node) -> list[tuple[str, Node]]:
     """(key, map holding it) from ``top`` down to ``node``; list indexes are left out."""
     steps = []
     while node != top:
@@ -111,7 +111,7 @@ def _flow(value: str) -> str:
     return value if plain_safe(value) and "\\" not in value else dquote(value)
 
 
-def suggest(res: Resource, node: int, kind: str = "ConfigMap") -> Suggestion:
+def suggest(res: Resource, node: Node, kind: str = "ConfigMap") -> Suggestion:
     """Field specs for a reference to a ``kind`` object at ``node``."""
     doc = res.tree
     steps = _keys(doc, node, res.node)
@@ -133,7 +133,7 @@ def suggest(res: Resource, node: int, kind: str = "ConfigMap") -> Suggestion:
     return Suggestion(tuple(f"{{{head}, path: {_flow(p)}{when}}}" for p, when in specs), pod_spec)
 
 
-def warning(res: Resource, node: int, kind: str, name: str, new_name: str, known: bool = False) -> Result:
+def warning(res: Resource, node: Node, kind: str, name: str, new_name: str, known: bool = False) -> Result:
     """The warning for one unplaced reference that names the opted-in ``kind`` object ``new_name``;
     ``known``: in a kind the reference table knows, outside the paths it has for it."""
     where = res.tree.path_of(node, res.node)

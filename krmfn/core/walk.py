@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 
 from krmfn.core.fieldspec import FieldSpec, split_path
 from krmfn.core.table import BUILTIN, NOTICES, Entry, Notice
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, Doc
+from krmfn.yaml.follow import Walk, follow
+from krmfn.yaml.tree import Doc, Node
 
 # --- compiled tries and the walk ------------------------------------------------------------
 
@@ -22,13 +23,12 @@ Trie = dict
 END = ""
 Leaf = tuple  # tuple[FieldSpec, ...]
 
-# The same trie as nested tuples for the walk: ``(((key, Walk), ...), end)``, where ``end`` is
-# None (no name ends here), the renamed kind's name (one kind, found as it is: the common
-# case), or ``((kind, Leaf or None), ...)``. Tuples unpack faster than dicts iterate.
-Walk = tuple
+# The same trie as nested tuples for the walk (yaml.follow): ``(((key, Walk), ...), end)``, where
+# ``end`` is None (no name ends here), the renamed kind's name (one kind, found as it is: the
+# common case), or ``((kind, Leaf or None), ...)``. Tuples unpack faster than dicts iterate.
 # What the walk finds: the scalar, the renamed kind it names, and the spec when it has
 # attributes to apply (a namespace beside it, a ``namespace/`` prefix), else None.
-Found = tuple  # tuple[int, str, FieldSpec | None]
+Found = tuple  # tuple[Node, str, FieldSpec | None]
 
 
 def compile_walk(trie: Trie) -> Walk:
@@ -39,7 +39,7 @@ def compile_walk(trie: Trie) -> Walk:
     return tuple((key, compile_walk(sub)) for key, sub in trie.items() if key != END), end
 
 
-def _match(leaf: Leaf, doc: Doc, node: int) -> FieldSpec | None:
+def _match(leaf: Leaf, doc: Doc, node: Node) -> FieldSpec | None:
     return next((s for s in leaf if s.accepts(doc, node)), None)
 
 
@@ -132,7 +132,7 @@ class ReferenceTable:
             self._walks[key] = compile_walk(trie) if trie else None
         return self._walks[key]
 
-    def notes(self, doc: Doc, node: int, api_version: str, kind: str) -> list[tuple[str, str]]:
+    def notes(self, doc: Doc, node: Node, api_version: str, kind: str) -> list[tuple[str, str]]:
         """``(field path, message)`` for each notice whose field the object has."""
         key = (api_version, kind)
         notices = self._notices.get(key)
@@ -142,7 +142,7 @@ class ReferenceTable:
                 n for n in self.notices if n.kind == kind and (n.group is None or n.group == group))
         out = []
         for notice in notices:
-            at: int | None = node
+            at: Node | None = node
             for step in split_path(notice.path):
                 at = doc.get(doc.resolve(at), step) if at is not None else None
             if at is not None and not doc.is_null(at):
@@ -156,7 +156,7 @@ class _Blank(dict):
         return "?"
 
 
-def find(doc: Doc, node: int, trie: Trie | Walk) -> list[Found]:
+def find(doc: Doc, node: Node, trie: Trie | Walk) -> list[Found]:
     """Every scalar the trie leads to below ``node``, with the renamed kind it names; lists are
     traversed implicitly. Scalars found through a spec with attributes are kept only when its
     conditions hold, and come with that spec (for the namespace it names, or a ``namespace/`` prefix).
@@ -167,45 +167,13 @@ def find(doc: Doc, node: int, trie: Trie | Walk) -> list[Found]:
     builds no paths; :meth:`Doc.path_of` makes one when needed.
     """
     walk = compile_walk(trie) if isinstance(trie, dict) else trie
-    kinds, kids, keys, alias_of, get = doc.kind, doc.kids, doc.kname, doc.alias_of, doc.get
     found: list[Found] = []
-    stack: list[tuple[int, Walk]] = [(node, walk)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, step = pop()
-        kind = kinds[node]
-        pairs, end = step
-        if kind == ALIAS:
-            target = alias_of[node]
-            if target < 0 or kinds[target] == SCALAR:
-                kind = SCALAR  # the alias stands for the scalar: found as itself
-            else:
-                node, kind = target, kinds[target]
-        if kind == SCALAR:
-            if end is not None:  # nulls and non-strings are the caller's to skip
-                if end.__class__ is str:
-                    found.append((node, end, None))
-                else:  # several kinds end here, or specs with attributes: rare
-                    for target_kind, leaf in end:
-                        spec = None if leaf is None else _match(leaf, doc, node)
-                        if leaf is None or spec is not None:
-                            found.append((node, target_kind, spec))
-            continue
-        if kind == MAP:
-            if len(kids[node]) > 12 or doc.merges:  # type: ignore[arg-type]
-                for key, sub in pairs:
-                    child = get(node, key)
-                    if child is not None:
-                        push((child, sub))
-            else:
-                for child in kids[node]:  # type: ignore[union-attr]
-                    k = keys[child]
-                    for key, sub in pairs:
-                        if key == k:
-                            push((child, sub))
-                            break
-        elif kind == SEQ:
-            for child in kids[node]:  # type: ignore[union-attr]
-                push((child, step))
-    found.sort()  # document order, whatever the stack's order
+    for at, end in follow(doc, node, walk):  # nulls and non-strings are the caller's to skip
+        if end.__class__ is str:
+            found.append((at, end, None))
+        else:  # several kinds end here, or specs with attributes: rare
+            for target_kind, leaf in end:  # type: ignore[attr-defined]
+                spec = None if leaf is None else _match(leaf, doc, at)
+                if leaf is None or spec is not None:
+                    found.append((at, target_kind, spec))
     return found

@@ -15,6 +15,7 @@ from krmfn.core.plan import Plan
 from krmfn.core.scan import Scanned
 from krmfn.results import InputError
 from krmfn.yaml.textedit import Edit, NotEditable, SetScalar, add_items, replace_at, replace_scalar, splice
+from krmfn.yaml.tree import Node
 from krmfn.yaml.verify import difference
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
     refs, job = change.rewrites, change.rename
     try:
         if refs:
-            names: dict[int, list[str]] = {}
+            names: dict[Node, list[str]] = {}
             sites = {}
             for r, t in refs:
                 wanted = names.setdefault(r.node, [])
@@ -74,29 +75,30 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
     if change.template is not None:
         edits += change.template.edits
     if edits and res.aliases and res.tree.may_alias:
-        found: dict[int, int] = {}
+        found: dict[Node, int] = {}
         for r, _ in refs:
             found[r.node] = found.get(r.node, 0) + 1
         edits += _aliases_kept(res, edits, found)
     return edits
 
 
-def _aliases_kept(res: Resource, edits: list[Edit], found: dict[int, int]) -> list[Edit]:
+def _aliases_kept(res: Resource, edits: list[Edit], found: dict[Node, int]) -> list[Edit]:
     """Where a changed scalar carries an anchor that other fields alias, those fields keep the old
     value (each alias is written out as it read), so that only the intended field changes. A change
     inside an anchored map or list that is aliased where the change was not planned is refused."""
     doc = res.tree
-    changed: dict[int, int] = {}  # each changed scalar: how many places the plan changes it at
+    changed: dict[Node, int] = {}  # each changed scalar: how many places the plan changes it at
     for e in edits:
         if isinstance(e.change, SetScalar):
             changed[e.change.node] = max(found.get(e.change.node, 1), 1)
-    named = set(doc.alias_of.values())
     out = []
     for node, times in changed.items():
-        if node in named:
+        aliases = doc.aliases_of(node)
+        if aliases:
             old = doc.str(node) or ""
-            out += [replace_scalar(doc, alias, old) for alias in doc.aliases_of(node) if alias not in changed]
-        above = doc.anchored_above(doc.up[node])
+            out += [replace_scalar(doc, alias, old) for alias in aliases if alias not in changed]
+        parent = doc.parent(node)
+        above = doc.anchored_above(parent) if parent is not None else None
         if above is not None and times < 1 + len(doc.aliases_of(above)):
             alias = doc.aliases_of(above)[0]
             field = doc.path_of(alias, res.node)

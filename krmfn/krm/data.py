@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from krmfn.results import Result
 from krmfn.yaml.scalars import scalar
-from krmfn.yaml.tree import Doc
+from krmfn.yaml.tree import Doc, Node
 
 
 def load_documents(text: bytes) -> list[object]:
@@ -18,7 +18,7 @@ def load_documents(text: bytes) -> list[object]:
     return [to_data(doc, node) for node in doc.documents()]
 
 
-def to_data(doc: Doc, node: int) -> object:
+def to_data(doc: Doc, node: Node) -> object:
     """Plain Python data for a small subtree: scalars as text (null as None), maps and lists."""
     node = doc.resolve(node)
     if doc.is_map(node):

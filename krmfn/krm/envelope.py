@@ -16,7 +16,7 @@ from krmfn.krm.data import results_yaml
 from krmfn.results import InputError, Result
 from krmfn.yaml.encoding import TextForm
 from krmfn.yaml.split import Cut, Origin, cut
-from krmfn.yaml.tree import Doc, YamlError
+from krmfn.yaml.tree import Doc, Node, YamlError
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 
@@ -26,9 +26,9 @@ class ResourceList:
     """The envelope (its own small tree) and the objects' texts, read one at a time."""
 
     envelope: Doc
-    node: int
+    node: Node
     layout: Cut
-    function_config: int | None
+    function_config: Node | None
     names: Sequence[str] | None  # how messages name each item that cannot be named by kind and name
     origins: list[Origin] | None  # where each item's text is in the user's input; None: ask layout
     form: TextForm = field(default_factory=TextForm)
@@ -72,7 +72,7 @@ class ResourceList:
         return self.layout.items
 
 
-def _check_envelope(doc: Doc) -> int:
+def _check_envelope(doc: Doc) -> Node:
     docs = doc.documents()
     if len(doc.all_documents()) > 1:
         docs = doc.all_documents()

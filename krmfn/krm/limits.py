@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from krmfn.krm.envelope import ResourceList, hint
 from krmfn.results import InputError, ResourceRef, Result
 from krmfn.yaml.encoding import first_bad_byte, wide_encoding
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError, parse_item
+from krmfn.yaml.measure import alias_growth, too_deep
+from krmfn.yaml.tree import Doc, Node, YamlError, parse_item
 
 MIB = 1 << 20
 # The node limit is one node per this many bytes of the size limit: Kubernetes YAML runs at
@@ -180,39 +181,20 @@ _ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
 _ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too, so the bound errs high
 
 
-def _raw(doc: Doc, node: int | None) -> str | None:
-    """A scalar's text without following aliases (for naming an object in a message)."""
-    if node is None or doc.kind[node] != SCALAR:
-        return None
-    return doc.val[node]
-
-
-def _identity(doc: Doc, node: int, where: str) -> tuple[str, ResourceRef | None]:
+def _identity(doc: Doc, node: Node, where: str) -> tuple[str, ResourceRef | None]:
     """How a message names an item: ``item 3 (ConfigMap/ns/name)`` and its ref, as far as readable."""
-    kind = _raw(doc, doc.get(node, "kind")) if doc.is_map(node) else None
+    kind = doc.raw(doc.get(node, "kind")) if doc.is_map(node) else None
     meta = doc.get(node, "metadata") if doc.is_map(node) else None
-    name = _raw(doc, doc.get(meta, "name")) if meta is not None else None
+    name = doc.raw(doc.get(meta, "name")) if meta is not None else None
     if not kind or not name or meta is None:
         return where, None
-    ref = ResourceRef(_raw(doc, doc.get(node, "apiVersion")) or "", kind, name,
-                      _raw(doc, doc.get(meta, "namespace")) or "")
+    ref = ResourceRef(doc.raw(doc.get(node, "apiVersion")) or "", kind, name,
+                      doc.raw(doc.get(meta, "namespace")) or "")
     return f"{ref}", ref
 
 
-def _too_deep(doc: Doc, top: int, top_level: int, limit: int) -> int | None:
-    """The first node below ``top`` (at level ``top_level``) deeper than ``limit``, or None."""
-    level = {doc.up[top]: top_level - 1}
-    up = doc.up
-    for n in range(top, max(doc.stop[top], top + 1)):
-        d = level[up[n]] + 1
-        if d > limit:
-            return n
-        level[n] = d
-    return None
-
-
-def _check_depth(doc: Doc, top: int, top_level: int, limits: Limits, who: str, ref: ResourceRef | None) -> None:
-    node = _too_deep(doc, top, top_level, limits.max_depth)
+def _check_depth(doc: Doc, top: Node, top_level: int, limits: Limits, who: str, ref: ResourceRef | None) -> None:
+    node = too_deep(doc, top, top_level, limits.max_depth)
     if node is None:
         return
     path = doc.path_of(node, top)
@@ -221,23 +203,7 @@ def _check_depth(doc: Doc, top: int, top_level: int, limits: Limits, who: str, r
                  "function's input (kpt: the pipeline's exclude selector)", ref, path or None)
 
 
-def alias_growth(doc: Doc) -> tuple[int, tuple[int, str] | None]:
-    """How many nodes the tree's aliases add when expanded. Linear: nodes are sized in the order
-    they close (an anchored node closes before any alias of it), each once."""
-    n_nodes = len(doc.kind)
-    kind, kids, stop = doc.kind, doc.kids, doc.stop
-    closing = sorted(range(n_nodes), key=lambda n: (stop[n] if kind[n] in (MAP, SEQ, STREAM) else n + 1, -n))
-    size = [1] * n_nodes
-    for n in closing:
-        if kind[n] == ALIAS:
-            target = doc.alias_of[n]
-            size[n] = size[target] if target >= 0 else 1
-        elif kids[n]:
-            size[n] = 1 + sum(size[c] for c in kids[n] or ())
-    return size[0] - n_nodes, None
-
-
-def _check_aliases(doc: Doc, top: int, budget: list[int], limits: Limits, who: str,
+def _check_aliases(doc: Doc, top: Node, budget: list[int], limits: Limits, who: str,
                    ref: ResourceRef | None) -> None:
     """Charge the tree's alias growth to ``budget`` (what is left of the limit, in a list)."""
     grown, bad = alias_growth(doc)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from krmfn.results import InputError, ResourceRef
-from krmfn.yaml.tree import Doc, Unreadable, YamlError, parse_item
+from krmfn.yaml.tree import NONE, Doc, Node, Unreadable, YamlError, parse_item
 from krmfn.yaml.verify import packed_meaning
 
 
@@ -23,12 +23,12 @@ class Resource:
     """
 
     doc: Doc | None
-    node: int
+    node: Node
     api_version: str
     kind: str
     name: str
     namespace: str
-    metadata: int
+    metadata: Node
     index: int
     source: bytes
     aliases: bool = False  # its text has an alias (the write then reads it again to keep them right)
@@ -89,7 +89,7 @@ def known_resource(source: bytes, index: int, ident: dict[str, str] | None) -> R
     name = ident.get("metadata.name") or (ident.get("metadata.generateName") if kind != "ConfigMap" else None)
     if not kind or not api_version or not name:
         return None
-    return Resource(None, -1, api_version, kind, name, ident.get("metadata.namespace") or "", -1, index, source)
+    return Resource(None, NONE, api_version, kind, name, ident.get("metadata.namespace") or "", NONE, index, source)
 
 
 def read_resource(source: bytes, index: int, where: str | None = None,

@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from krmfn.yaml.scalars import dquote, scalar
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, Doc
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, Doc, Node
 
 
 @dataclass(frozen=True, slots=True)
 class SetScalar:
     """The node (a scalar or an alias) now holds ``value``: a string, or ``True`` for ``true``."""
 
-    node: int
+    node: Node
     value: str | bool
 
 
@@ -32,7 +32,7 @@ Value = str | bool | dict
 class AddEntries:
     """Entries added at the end of map ``node`` (or just before its entry ``before``)."""
 
-    node: int
+    node: Node
     entries: tuple[tuple[str, Value], ...]
     before: int = -1
 
@@ -41,7 +41,7 @@ class AddEntries:
 class FillNull:
     """The null at ``node`` becomes a map of these entries."""
 
-    node: int
+    node: Node
     entries: tuple[tuple[str, Value], ...]
 
 
@@ -49,7 +49,7 @@ class FillNull:
 class RemoveEntry:
     """The entry ``key`` of map ``node`` is gone."""
 
-    node: int
+    node: Node
     key: str
 
 
@@ -57,7 +57,7 @@ class RemoveEntry:
 class AddItems:
     """Strings added to a list just after its entry ``node``."""
 
-    node: int
+    node: Node
     values: tuple[str, ...]
 
 
@@ -77,7 +77,7 @@ class Edit:
 class NotEditable(ValueError):
     """A field krmfn would have to change but cannot write in place; ``node`` is the field."""
 
-    def __init__(self, node: int, why: str):
+    def __init__(self, node: Node, why: str):
         super().__init__(why)
         self.node = node
 
@@ -104,7 +104,7 @@ def _order(edit: Edit) -> tuple[int, int, int]:
     return edit.start, edit.end, len(lines.lstrip(" ")) - len(lines) if edit.start == edit.end else 0
 
 
-def _value_start(doc: Doc, node: int) -> int:
+def _value_start(doc: Doc, node: Node) -> int:
     """Where a scalar's own text starts, after its anchor and tag (characters)."""
     text, pos = doc.text, doc.start[node]
     if doc.anchor[node] is None and doc.tag[node] is None:
@@ -127,7 +127,7 @@ def _text_of(value: Value, json_like: bool = False) -> str:
 Site = tuple  # (node, start, end, style, tail): where a scalar's own text is, in bytes, its style, what follows
 
 
-def site(doc: Doc, node: int) -> Site:
+def site(doc: Doc, node: Node) -> Site:
     """Where the scalar (or alias) at ``node`` is written, so that it can be replaced without the
     tree (the scan keeps this, not the tree). A ``|``/``>`` block is replaced whole, its lines
     included. Raises NotEditable where it cannot be."""
@@ -157,12 +157,12 @@ def replace_at(where: Site, value: str) -> Edit:
     return Edit(start, end, text + tail, SetScalar(node, value))
 
 
-def replace_scalar(doc: Doc, node: int, value: str) -> Edit:
+def replace_scalar(doc: Doc, node: Node, value: str) -> Edit:
     """The scalar (or alias) at ``node`` becomes ``value``; an anchor or tag on it stays."""
     return replace_at(site(doc, node), value)
 
 
-def set_true(doc: Doc, node: int) -> Edit:
+def set_true(doc: Doc, node: Node) -> Edit:
     """The scalar at ``node`` becomes ``true``."""
     if doc.kind[node] != SCALAR or doc.style[node] in ("|", ">"):
         raise NotEditable(node, "it is not a one-line scalar")
@@ -182,7 +182,7 @@ def _line_start(text: str, pos: int) -> int:
     return text.rfind("\n", 0, pos) + 1
 
 
-def _last_leaf(doc: Doc, node: int) -> int:
+def _last_leaf(doc: Doc, node: Node) -> int:
     while doc.kind[node] in (MAP, SEQ):
         kids = doc.kids[node]
         if not kids or doc.style[node]:
@@ -191,7 +191,7 @@ def _last_leaf(doc: Doc, node: int) -> int:
     return node
 
 
-def entry_column(doc: Doc, node: int) -> int:
+def entry_column(doc: Doc, node: Node) -> int:
     """The column of a block map's keys."""
     first = (doc.kids[node] or [node])[0]
     at = doc.kstart[first] if doc.kstart[first] >= 0 else doc.start[node]
@@ -220,7 +220,7 @@ def _flow_pairs(entries: tuple[tuple[str, Value], ...], json_like: bool) -> str:
     return ", ".join(pairs)
 
 
-def _json_like(doc: Doc, node: int) -> bool:
+def _json_like(doc: Doc, node: Node) -> bool:
     """A flow map written as JSON (its first key, or its own key, double-quoted)."""
     kids = doc.kids[node] or []
     if kids:
@@ -228,7 +228,7 @@ def _json_like(doc: Doc, node: int) -> bool:
     return doc.kstart[node] >= 0 and doc.text[doc.kstart[node]] == '"'
 
 
-def add_entries(doc: Doc, node: int, entries: tuple[tuple[str, Value], ...], step: int = 2,
+def add_entries(doc: Doc, node: Node, entries: tuple[tuple[str, Value], ...], step: int = 2,
                 first: bool = False) -> Edit:
     """Entries added at the end of map ``node`` (block lines at its keys' column, or pairs inside
     its braces); ``first``: as its first entries, where a block map's first key starts its line."""
@@ -261,7 +261,7 @@ def add_entries(doc: Doc, node: int, entries: tuple[tuple[str, Value], ...], ste
     return Edit(doc.at(pos), doc.at(pos), lines, change)
 
 
-def set_map(doc: Doc, parent: int, key: str, wanted: dict[str, str], step: int = 2,
+def set_map(doc: Doc, parent: Node, key: str, wanted: dict[str, str], step: int = 2,
             first: bool = False) -> list[Edit]:
     """Edits that make map ``key`` of map ``parent`` hold ``wanted`` (strings): changed values
     replaced, missing keys added at its end (or first), the map itself added when absent or null."""
@@ -288,7 +288,7 @@ def set_map(doc: Doc, parent: int, key: str, wanted: dict[str, str], step: int =
     return edits
 
 
-def _fill_null(doc: Doc, node: int, wanted: dict[str, str], step: int) -> Edit:
+def _fill_null(doc: Doc, node: Node, wanted: dict[str, str], step: int) -> Edit:
     """A null map value (``annotations:``, ``labels: null``) becomes a flow map of ``wanted``."""
     text = doc.text
     colon = text.find(":", doc.kstart[node])
@@ -298,7 +298,7 @@ def _fill_null(doc: Doc, node: int, wanted: dict[str, str], step: int) -> Edit:
                 FillNull(node, tuple(wanted.items())))
 
 
-def add_items(doc: Doc, node: int, values: tuple[str, ...]) -> Edit:
+def add_items(doc: Doc, node: Node, values: tuple[str, ...]) -> Edit:
     """Entries added to the list holding ``node``, just after it (``- value`` lines at its dash's
     column, or ``, value`` inside its brackets)."""
     parent = doc.up[node]
@@ -320,7 +320,7 @@ def add_items(doc: Doc, node: int, values: tuple[str, ...]) -> Edit:
     return Edit(doc.at(pos), doc.at(pos), lines, change)
 
 
-def remove_entry(doc: Doc, parent: int, key: str) -> Edit | None:
+def remove_entry(doc: Doc, parent: Node, key: str) -> Edit | None:
     """The entry ``key`` of map ``parent`` removed (its lines, or its pair and a comma)."""
     node = doc.get(parent, key)
     if node is None or doc.up[node] != parent:

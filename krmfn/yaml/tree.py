@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import NewType, cast
 
 import yaml
 from yaml.events import (
@@ -31,9 +32,13 @@ from krmfn.results import InputError
 from krmfn.yaml.scalars import non_string_plain
 
 Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
+# A node of a Doc: a handle that only this package makes (Doc gives them out and takes them back);
+# the layers above hold and pass nodes, never make one from a number or compute with one
+# (tests/architecture/test_layers.py, and mypy: an int is not a Node).
+Node = NewType("Node", int)
 
 STREAM, SCALAR, MAP, SEQ, ALIAS = 0, 1, 2, 3, 4
-NONE = -1
+NONE = Node(-1)  # no node: a resource read without its tree, a stream's parent
 MERGE = "<<"
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _STR_TAGS = frozenset(("tag:yaml.org,2002:str", "!!str"))
@@ -160,17 +165,17 @@ class Doc:
         self.plain: list[bool] = [False]
         self.tag: list[Text | None] = [None]
         self.anchor: list[Text | None] = [None]
-        self.up: list[int] = [NONE]  # each node's parent
+        self.up: list[Node] = [NONE]  # each node's parent
         self.kname: list[Text | None] = [None]  # each map entry's key
         self.kstart: list[int] = [NONE]
         self.kplain: list[bool] = [True]
-        self.kids: list[list[int] | None] = [[]]
+        self.kids: list[list[Node] | None] = [[]]
         # alias node -> the node it names; an alias of a key's anchor: -1 - that entry's node
-        self.alias_of: dict[int, int] = {}
+        self.alias_of: dict[Node, Node] = {}
         self.key_aliases: dict[int, Text] = {}  # a map entry whose key is an alias (``*name : v``): that name
         self.may_alias = False
         self.merges = False  # some map has a ``<<`` key
-        self._index: dict[int, dict[Text, int]] = {}
+        self._index: dict[int, dict[Text, Node]] = {}
         self._bytes_at: list[int] | None = None
 
     # --- reading ----------------------------------------------------------------------
@@ -223,8 +228,11 @@ class Doc:
 
     def _build(self, text: Text) -> None:
         kind, val, start, end, stop, style = self.kind, self.val, self.start, self.end, self.stop, self.style
-        plain, tag, anchor, parent = self.plain, self.tag, self.anchor, self.up
-        key, kstart, kplain, kids = self.kname, self.kstart, self.kplain, self.kids
+        plain, tag, anchor = self.plain, self.tag, self.anchor
+        key, kstart, kplain = self.kname, self.kstart, self.kplain
+        # the only place nodes are made: as the numbers they are
+        parent, kids = cast("list[int]", self.up), cast("list[list[int] | None]", self.kids)
+        alias_of = cast("dict[int, int]", self.alias_of)
         anchors: dict[Text, int] = {}
         cur, in_map, want_key = 0, False, False
         stack: list[tuple[int, bool]] = []
@@ -305,7 +313,7 @@ class Doc:
                     problem = f"the alias *{ev.anchor} is inside the node it names (a recursive alias)"
                     raise YamlError(f"{problem} at line {mark.line + 1}, column {mark.column + 1}", mark.line + 1,
                                     mark.column + 1, problem=problem)
-                self.alias_of[n] = target
+                alias_of[n] = target
                 kind.append(ALIAS)
                 val.append(ev.anchor)
                 start.append(ev.start_mark.index)
@@ -365,12 +373,12 @@ class Doc:
             self._bytes_at = table
         return self._bytes_at[index]
 
-    def span(self, node: int) -> tuple[int, int]:
+    def span(self, node: Node) -> tuple[int, int]:
         """Where the node's own text is, in bytes: for a block map or list, its first to its last
         character of content (the trailing comments and blank lines before the next node excluded)."""
         return self.at(self.start[node]), self.at(self.content_end(node))
 
-    def content_end(self, node: int) -> int:
+    def content_end(self, node: Node) -> int:
         """The character offset after the node's last character of content."""
         kind = self.kind[node]
         while kind in (MAP, SEQ):
@@ -385,17 +393,17 @@ class Doc:
             return self._block_scalar_end(node)
         return self.end[node]
 
-    def _block_scalar_end(self, node: int) -> int:
+    def _block_scalar_end(self, node: Node) -> int:
         return block_scalar_end(self.text, self.start[node], self.end[node])
 
-    def key_span(self, node: int) -> tuple[int, int] | None:
+    def key_span(self, node: Node) -> tuple[int, int] | None:
         """Where a map entry's key is written (its quotes included), in bytes."""
         k = self.kstart[node]
         if k < 0:
             return None
         return self.at(k), self.at(self._key_end(node))
 
-    def _key_end(self, node: int) -> int:
+    def _key_end(self, node: Node) -> int:
         text, k = self.text, self.kstart[node]
         ch = text[k]
         if ch == '"':
@@ -426,17 +434,17 @@ class Doc:
             pos += 1
         return pos
 
-    def offset(self, node: int) -> int | None:
+    def offset(self, node: Node) -> int | None:
         """Where a scalar's text starts, in bytes (its opening quote included)."""
         if self.kind[node] not in (SCALAR, ALIAS):
             return None
         return self.at(self.start[node])
 
-    def key_offset(self, node: int) -> int | None:
+    def key_offset(self, node: Node) -> int | None:
         k = self.kstart[node]
         return None if k < 0 else self.at(k)
 
-    def line_col(self, node: int) -> tuple[int, int]:
+    def line_col(self, node: Node) -> tuple[int, int]:
         """1-based line and column where a node starts."""
         pos = self.start[node]
         return self.text.count("\n", 0, pos) + 1, pos - self.text.rfind("\n", 0, pos)
@@ -448,20 +456,20 @@ class Doc:
     # --- navigation -------------------------------------------------------------------
 
     @property
-    def root(self) -> int:
+    def root(self) -> Node:
         """The document of a one-document text, else the stream (whose children are the documents)."""
         kids = self.kids[0] or []
-        return kids[0] if len(kids) == 1 else 0
+        return kids[0] if len(kids) == 1 else Node(0)
 
-    def documents(self) -> list[int]:
+    def documents(self) -> list[Node]:
         """The documents that hold something: one id per ``---`` section (empty ones left out)."""
         return [d for d in self.kids[0] or () if not self.is_null(d)]
 
-    def all_documents(self) -> list[int]:
+    def all_documents(self) -> list[Node]:
         """Every document of the stream, null ones included."""
         return list(self.kids[0] or ())
 
-    def get(self, node: int | None, key: Text) -> int | None:
+    def get(self, node: Node | None, key: Text) -> Node | None:
         """The child of map ``node`` under ``key`` (merge keys followed), or None."""
         if node is None:
             return None
@@ -487,7 +495,7 @@ class Doc:
                 return next((c for m in merged for c in (self.get(m, key),) if c is not None), None)
         return found
 
-    def path(self, node: int | None, *keys: Text) -> int | None:
+    def path(self, node: Node | None, *keys: Text) -> Node | None:
         """The node below ``node`` at ``keys`` (map keys), or None."""
         for key in keys:
             node = self.get(node, key)
@@ -495,10 +503,10 @@ class Doc:
                 return None
         return node
 
-    def _merged(self, node: int) -> list[int]:
+    def _merged(self, node: Node) -> list[Node]:
         """The maps a ``<<`` entry of ``node`` merges in, in the order they win."""
         kids = self.kids[node] or []
-        out: list[int] = []
+        out: list[Node] = []
         for child in kids:
             if self.kname[child] == MERGE and self.kplain[child]:
                 target = self.resolve(child)
@@ -508,12 +516,12 @@ class Doc:
                     out += [m for m in (self.resolve(c) for c in self.kids[target] or ()) if self.kind[m] == MAP]
         return out
 
-    def children(self, node: int) -> Iterator[int]:
+    def children(self, node: Node) -> Iterator[Node]:
         if self.kind[node] == ALIAS:
             node = self.resolve(node)
         return iter(self.kids[node] or ())
 
-    def items(self, node: int) -> Iterator[tuple[Text, int]]:
+    def items(self, node: Node) -> Iterator[tuple[Text, Node]]:
         """A map's entries, merge keys resolved (its own entries win over merged ones)."""
         if self.kind[node] == ALIAS:
             node = self.resolve(node)
@@ -534,58 +542,58 @@ class Doc:
                     seen.add(k)
                     yield k, child
 
-    def first_child(self, node: int) -> int:
+    def first_child(self, node: Node) -> Node:
         kids = self.kids[node]
         return kids[0] if kids else NONE
 
-    def last_child(self, node: int) -> int:
+    def last_child(self, node: Node) -> Node:
         kids = self.kids[node]
         return kids[-1] if kids else NONE
 
-    def has_key(self, node: int) -> bool:
+    def has_key(self, node: Node) -> bool:
         """Whether the node is a map entry (it has a key), not a list entry or a document."""
         return self.kname[node] is not None
 
-    def is_key_quoted(self, node: int) -> bool:
+    def is_key_quoted(self, node: Node) -> bool:
         return not self.kplain[node]
 
-    def has_anchor(self, node: int) -> bool:
+    def has_anchor(self, node: Node) -> bool:
         return self.anchor[node] is not None
 
-    def is_stream(self, node: int) -> bool:
+    def is_stream(self, node: Node) -> bool:
         return self.kind[node] == STREAM
 
-    def is_block(self, node: int) -> bool:
+    def is_block(self, node: Node) -> bool:
         """A map or list written in block style (not ``{...}`` or ``[...]``)."""
         return self.kind[node] in (MAP, SEQ) and not self.style[node]
 
-    def is_flow(self, node: int) -> bool:
+    def is_flow(self, node: Node) -> bool:
         return self.kind[node] in (MAP, SEQ) and bool(self.style[node])
 
-    def is_plain(self, node: int) -> bool:
+    def is_plain(self, node: Node) -> bool:
         """A scalar written without quotes (not a ``|``/``>`` block, not an alias)."""
         return self.kind[node] == SCALAR and self.style[node] is None
 
-    def is_alias(self, node: int) -> bool:
+    def is_alias(self, node: Node) -> bool:
         return self.kind[node] == ALIAS
 
-    def is_map(self, node: int) -> bool:
+    def is_map(self, node: Node) -> bool:
         kind = self.kind[node]
         return kind == MAP or (kind == ALIAS and self.kind[self.resolve(node)] == MAP)
 
-    def is_seq(self, node: int) -> bool:
+    def is_seq(self, node: Node) -> bool:
         kind = self.kind[node]
         return kind == SEQ or (kind == ALIAS and self.kind[self.resolve(node)] == SEQ)
 
-    def is_scalar(self, node: int) -> bool:
+    def is_scalar(self, node: Node) -> bool:
         kind = self.kind[node]
         return kind == SCALAR or (kind == ALIAS and self.kind[self.resolve(node)] == SCALAR)
 
-    def parent(self, node: int) -> int | None:
+    def parent(self, node: Node) -> Node | None:
         p = self.up[node]
         return None if p == NONE else p
 
-    def is_null(self, node: int) -> bool:
+    def is_null(self, node: Node) -> bool:
         """A null: a plain ``null``, ``~`` or nothing, or a ``!!null`` tag (aliases followed)."""
         if self.kind[node] == ALIAS:
             node = self.resolve(node)
@@ -596,7 +604,7 @@ class Doc:
             return tag in _NULL_TAGS
         return self.style[node] is None and self.val[node] in _NULLS
 
-    def describe(self, node: int) -> Text:
+    def describe(self, node: Node) -> Text:
         """What kind of YAML value this is, for error messages."""
         if self.is_map(node):
             return "a map"
@@ -606,7 +614,7 @@ class Doc:
             return "null"
         return "a scalar"
 
-    def resolve(self, node: int) -> int:
+    def resolve(self, node: Node) -> Node:
         """Follow an alias (``*name``) to its anchored node; other nodes are returned as they are.
         An alias of a key's anchor stays itself (its text is that key's, see :meth:`str`)."""
         if self.kind[node] != ALIAS:
@@ -614,7 +622,13 @@ class Doc:
         target = self.alias_of[node]
         return node if target < 0 else target
 
-    def str(self, node: int | None) -> Text | None:
+    def raw(self, node: Node | None) -> Text | None:
+        """A scalar's text without following aliases (for naming an object in a message)."""
+        if node is None or self.kind[node] != SCALAR:
+            return None
+        return self.val[node]
+
+    def str(self, node: Node | None) -> Text | None:
         """The text of a scalar node (aliases followed), or None for a missing or non-scalar node."""
         if node is None:
             return None
@@ -628,14 +642,14 @@ class Doc:
             return self.val[target] if self.kind[target] == SCALAR else None
         return None
 
-    def key(self, node: int) -> Text:
+    def key(self, node: Node) -> Text:
         """A map entry's key text ("" for a list entry or a document)."""
         return self.kname[node] or ""
 
-    def key_text(self, node: int) -> Text:
+    def key_text(self, node: Node) -> Text:
         return self.kname[node] or ""
 
-    def string(self, node: int) -> Text | None:
+    def string(self, node: Node) -> Text | None:
         """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
         if self.kind[node] == ALIAS:
             target = self.alias_of[node]
@@ -654,11 +668,11 @@ class Doc:
             return None
         return text
 
-    def str_at(self, node: int | None, key: bytes) -> Text | None:
+    def str_at(self, node: Node | None, key: bytes) -> Text | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
         return self.str(self.get(node, key.decode()))
 
-    def str_map(self, node: int | None) -> dict[Text, Text]:
+    def str_map(self, node: Node | None) -> dict[Text, Text]:
         """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
         out: dict[Text, Text] = {}
         if node is None or not self.is_map(node):
@@ -669,12 +683,12 @@ class Doc:
                 out.setdefault(k, value)
         return out
 
-    def has_duplicate_keys(self, node: int) -> bool:
+    def has_duplicate_keys(self, node: Node) -> bool:
         """Whether two entries of map ``node`` have the same key (merge keys aside)."""
         keys = [self.kname[c] for c in self.kids[node] or () if not (self.kname[c] == MERGE and self.kplain[c])]
         return len(set(keys)) != len(keys)
 
-    def duplicate_key(self, node: int) -> Text | None:
+    def duplicate_key(self, node: Node) -> Text | None:
         """The first key written twice in map ``node``, or None."""
         seen: set[Text | None] = set()
         for c in self.kids[node] or ():
@@ -686,7 +700,7 @@ class Doc:
             seen.add(k)
         return None
 
-    def path_of(self, node: int, top: int) -> Text:
+    def path_of(self, node: Node, top: Node) -> Text:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
         steps = []
         parent = self.up
@@ -700,7 +714,7 @@ class Doc:
             node = up
         return "".join(reversed(steps)).lstrip(".")
 
-    def steps_of(self, node: int, top: int) -> tuple[Text | int, ...]:
+    def steps_of(self, node: Node, top: Node) -> tuple[Text | int, ...]:
         """The path from ``top`` to ``node`` as keys and list positions."""
         steps: list[Text | int] = []
         parent = self.up
@@ -710,11 +724,11 @@ class Doc:
             node = up
         return tuple(reversed(steps))
 
-    def aliases_of(self, target: int) -> list[int]:
+    def aliases_of(self, target: Node) -> list[Node]:
         """Every alias that names ``target``."""
         return [a for a, t in self.alias_of.items() if t == target]
 
-    def anchored_above(self, node: int) -> int | None:
+    def anchored_above(self, node: Node) -> Node | None:
         """The nearest node at or above ``node`` that carries an anchor some alias names, or None."""
         if not self.alias_of:
             return None
@@ -726,32 +740,16 @@ class Doc:
             node = parent[node]
         return None
 
-    # --- comparing ----------------------------------------------------------------------
-
-    def signature(self, top: int = 0) -> list[tuple]:
-        """Every node below ``top`` (itself included) as ``(depth, kind, key, key plain, value,
-        plain, tag, anchor)``, in document order: two texts read the same exactly when their
-        signatures are equal (styles count as they were written; comments and layout do not)."""
-        out = []
-        depth = {self.up[top] if top else NONE: -1}
-        parent = self.up
-        for n in range(top, self.stop[top] if self.kind[top] in (MAP, SEQ, STREAM) else top + 1):
-            d = depth[parent[n]] + 1 if n else 0
-            depth[n] = d
-            out.append((d, self.kind[n], self.kname[n], self.kplain[n], self.val[n], self.style[n] is None,
-                        self.tag[n], self.anchor[n]))
-        return out
-
 
 def line_col(data: bytes, offset: int) -> tuple[int, int]:
     """1-based line and column of a byte offset."""
     return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
 
 
-__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Unreadable", "YamlError", "line_col"]
+__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Node", "Unreadable", "YamlError", "line_col"]
 
 
-def parse_item(source: bytes) -> tuple[Doc, int]:
+def parse_item(source: bytes) -> tuple[Doc, Node]:
     """Parse one object's text: an entry of a block list (``- `` and all) or a flow map; the
     object's node."""
     doc = Doc.parse(source)

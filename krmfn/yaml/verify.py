@@ -26,7 +26,7 @@ from yaml.events import (
 
 from krmfn.yaml.scalars import non_string_plain
 from krmfn.yaml.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, YamlError, _error, as_read, parse_item
+from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, Node, YamlError, _error, as_read, parse_item
 
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 
@@ -235,8 +235,8 @@ def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: b
     new_doc, node = parse_item(new_text)
     for i, (a, b) in enumerate(zip(want, have)):
         if a != b:
-            return new_doc.path_of(node + i, node) or "(the item itself)"
-    return new_doc.path_of(node + min(len(want), len(have)) - 1, node) or "(the item's end)"
+            return new_doc.path_of(Node(node + i), node) or "(the item itself)"
+    return new_doc.path_of(Node(node + min(len(want), len(have)) - 1), node) or "(the item's end)"
 
 
 __all__ = ["difference", "expected", "packed_meaning", "rows", "rows_of"]

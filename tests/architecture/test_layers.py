@@ -139,3 +139,35 @@ def test_the_parser_is_behind_one_package():
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "yaml" and not node.level:
                 leaks.append(f"{name}: from {node.module} import ...")
     assert not leaks, "the parser is imported outside krmfn.yaml:\n" + "\n".join(leaks)
+
+
+# The arrays of a Doc that hold nodes by number; reading them by a node is the YAML package's own business.
+_NODE_ARRAYS = {"up", "kids", "stop", "alias_of", "key_aliases"}
+
+
+def node_leaks(name: str, source: str) -> list[str]:
+    """Where a module outside krmfn.yaml makes a node (``Node(...)``, a ``cast`` to one) or reads
+    the tree's structure by number (``doc.up[n]``, ``doc.stop[n]``...)."""
+    leaks = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "Node" or (node.func.id == "cast" and "Node" in ast.unparse(node.args[0])):
+                leaks.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Attribute) and node.attr in _NODE_ARRAYS:
+            leaks.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    return leaks
+
+
+def test_no_node_is_made_or_walked_by_number_outside_the_yaml_package():
+    """Point 5 of #18: the layers above hold nodes (yaml.tree.Node, a type mypy tells from an int)
+    and pass them back to the Doc that gave them; none makes one from a number, and none walks
+    the tree's parent, children or subtree arrays itself (yaml.measure does that for the limits,
+    yaml.follow for the reference walk)."""
+    leaks = [leak for name, path in modules().items() if not name.startswith("krmfn.yaml")
+             for leak in node_leaks(name, path.read_text())]
+    assert not leaks, "nodes made or walked by number outside krmfn.yaml:\n" + "\n".join(leaks)
+
+
+def test_the_node_check_finds_what_it_looks_for():
+    found = node_leaks("m", "a = Node(3)\nb = cast('Node', 4)\nc = doc.up[n]\nkids = doc.kids\ne = doc.get(n, 'k')\n")
+    assert sorted(leak.split(":")[1] for leak in found) == ["1", "2", "3", "4"]
