@@ -161,10 +161,7 @@ def find(doc: Doc, node: Node, trie: Trie | Walk) -> list[Found]:
     traversed implicitly. Scalars found through a spec with attributes are kept only when its
     conditions hold, and come with that spec (for the namespace it names, or a ``namespace/`` prefix).
 
-    Maps and lists reached through an alias are walked where the alias points (a scalar inside is
-    found once per place that reads it); a name that is itself an alias is found as the alias,
-    so that a change writes the alias out rather than its anchor. The hottest loop of a run: it
-    builds no paths; :meth:`Doc.path_of` makes one when needed.
+    How aliases are followed, and the order: :func:`krmfn.yaml.follow.follow`, the traversal.
     """
     walk = compile_walk(trie) if isinstance(trie, dict) else trie
     found: list[Found] = []
@@ -176,4 +173,5 @@ def find(doc: Doc, node: Node, trie: Trie | Walk) -> list[Found]:
                 spec = None if leaf is None else _match(leaf, doc, at)
                 if leaf is None or spec is not None:
                     found.append((at, target_kind, spec))
+    found.sort(key=lambda f: (f[0], f[1]))  # by node, then kind: a Role rule's names in one order, as before
     return found
