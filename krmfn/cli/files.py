@@ -8,24 +8,18 @@ everything between documents (comments, separators) as it was.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from krmfn.cli.stream import (
-    MARKER,
-    Stream,
-    TextForm,
-    body_origins,
-    check_directives,
-    check_text,
-    run_documents,
-    split,
-    starts_document,
-)
+from krmfn.cli.stream import config_text
 from krmfn.cli.triage import skip_reason
+from krmfn.core.function import run_streams
 from krmfn.krm.limits import Limits
-from krmfn.results import ConfigError, Result, has_errors
+from krmfn.results import ConfigError, InputError, KrmfnError, Result, has_errors
+from krmfn.yaml.encoding import as_lf_utf8
+from krmfn.yaml.split import cut
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files a directory walk leaves out: they configure a tool, they are not resources.
@@ -91,6 +85,7 @@ class FilesOutcome:
     outputs: list[tuple[str, bytes]]  # every file read, with its new text
     skipped: list[tuple[str, str]]  # files a walk found that are not manifests, and what each is
     results: list[Result]
+    after: list[bytes] = field(default_factory=list)  # every object's new text, in order
 
     @property
     def failed(self) -> bool:
@@ -100,50 +95,38 @@ class FilesOutcome:
 def run_files(sources: list[Source], function_config: dict[str, object] | None,
               limits: Limits = Limits(), labels: Mapping[str, str] | None = None) -> FilesOutcome:
     """Run the function over the documents of all files at once; each file's new text."""
-    if sum(len(s.text) for s in sources) > limits.max_input_bytes:  # all files are one input
-        problem = check_text(b"".join(s.text for s in sources), limits)
-        if problem is not None:
-            return FilesOutcome([], [], [problem])
-    streams: list[tuple[Source, TextForm, Stream]] = []
+    kept: list[Source] = []
     skipped: list[tuple[str, str]] = []
-    origins = []
     for source in sources:
         reason = None if source.explicit else skip_reason(source.text, limits.max_input_bytes)
         if reason is not None:
             skipped.append((source.path, reason))
-            continue
-        problem = check_text(source.text, limits)
-        if problem is not None:
-            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
-        form = TextForm.of(source.text)
-        plain = form.plain(source.text)
-        stream = split(plain)
-        problem = check_directives(plain, stream)
-        if problem is not None:
-            return FilesOutcome([], [], [replace(problem, message=f"{source.path}: {problem.message}")])
-        streams.append((source, form, stream))
-        origins += body_origins(plain, stream)
-    bodies = [b for _, _, s in streams for b in s.bodies]
-    where = [f"document {i + 1} of {src.path}" for src, _, s in streams for i in range(len(s.bodies))]
-    new, results = run_documents(bodies, function_config, limits, where, origins, labels)
-    if new is None:
-        return FilesOutcome([], skipped, results)
-    outputs = []
-    pos = 0
-    for source, form, stream in streams:
-        n = len(stream.bodies)
-        outputs.append((source.path, form.restore(stream.join(new[pos:pos + n]))))
-        pos += n
-    return FilesOutcome(outputs, skipped, results)
+        else:
+            kept.append(source)
+    if not kept:
+        return FilesOutcome([], skipped, [])
+    done = run_streams([s.text for s in kept], config_text(function_config), limits, [s.path for s in kept], labels)
+    if done.failed:
+        return FilesOutcome([], skipped, done.results)
+    return FilesOutcome([(s.path, out) for s, out in zip(kept, done.outputs)], skipped, done.results, done.after)
 
 
-def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:
+# A document separator or end marker, with nothing but an optional comment after it; one with content
+# after it on the same line (``--- {a: 1}``).
+_MARKER = re.compile(rb"(?:---|\.\.\.)(?:[ \t]+#.*)?[ \t]*")
+_INLINE_START = re.compile(rb"---[ \t]+(?=[^ \t#\r\n])")
+
+
+def concatenate(outputs: list[tuple[str, bytes]], objects: list[bytes] | None = None) -> bytes:
     """Several files as one stream that reads as YAML whatever each file starts or ends with.
 
     A file's first document needs a ``---`` when another comes before it; a file that opens with
     a directive (``%YAML 1.2``) needs the document before it closed with ``...`` instead, since
     a directive after an open document is an error (kubectl's reader refuses it). A ``---`` that
     ends the file before opens an empty document, which go-yaml reads only written out: ``null``.
+    ``objects``: every object's text as the files hold them; the stream is read back and must hold
+    exactly these, or it is refused (a file that ends inside a block scalar with no line break
+    would take one into its value).
     """
     out = b""
     for _, text in outputs:
@@ -153,14 +136,29 @@ def concatenate(outputs: list[tuple[str, bytes]]) -> bytes:
             first = _first_line(text)
             if first.startswith(b"%"):
                 last = _last_line(out)
-                if last.startswith(b"---") and MARKER.fullmatch(last):
+                if last.startswith(b"---") and _MARKER.fullmatch(last):
                     out += b"null\n"  # the empty document "---" opens, written out: go-yaml wants a node
                 if last != b"...":
                     out += b"...\n"
-            elif not (first.startswith(b"---") and starts_document(first + b"\n")):
+            elif not (_MARKER.fullmatch(first) or _INLINE_START.match(first)) or first.startswith(b"..."):
                 out += b"---\n"
         out += text
+    if objects is not None and len(outputs) > 1:
+        _read_back(out, objects, outputs)
     return out
+
+
+def _read_back(stream: bytes, objects: list[bytes], outputs: list[tuple[str, bytes]]) -> None:
+    """The stream printed for several files holds exactly their objects' texts, each in place."""
+    try:
+        read = cut(as_lf_utf8(stream), stream=True).items
+    except KrmfnError:
+        read = []
+    if read != objects:
+        ends = [path for path, text in outputs[:-1] if not text.endswith(b"\n")]
+        why = (f"{ends[0]} ends without a line break, and the one printing it before the next file adds would "
+               "change the value it ends with" if ends else "the files printed as one stream would read differently")
+        raise InputError(f"{why}; end the file with a line break, or write the files back with -i")
 
 
 def _first_line(text: bytes) -> bytes:

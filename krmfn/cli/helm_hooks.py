@@ -14,7 +14,6 @@ Only the Helm route says so (``krmfn helm``): other routes are not Helm's post-r
 
 from __future__ import annotations
 
-from krmfn.cli.stream import is_null_document, split
 from krmfn.krm.resource import read_resource
 from krmfn.results import KrmfnError, ResourceRef, Result
 
@@ -22,20 +21,16 @@ HOOK = "helm.sh/hook"
 BEFORE = ("pre-install", "pre-upgrade")  # hooks Helm runs before it creates or updates the release's objects
 
 
-def warnings(before: bytes, after: bytes) -> list[Result]:
-    """One warning per document of ``before`` that holds a Helm hook and that krmfn changed
-    (``after``: the same stream as krmfn writes it, document for document)."""
-    if HOOK.encode() not in before:  # most renders have no hook: a byte search, nothing parsed
-        return []
-    old, new = split(before).bodies, split(after).bodies
-    if len(old) != len(new):
-        return []
+def warnings(before: list[bytes], after: list[bytes]) -> list[Result]:
+    """One warning per object that holds a Helm hook and that krmfn changed (``before`` and
+    ``after``: every object's text as read and as written, in order)."""
+    hook = HOOK.encode()
     out = []
-    for index, (body, changed) in enumerate(zip(old, new)):
-        if body == changed or HOOK.encode() not in body or is_null_document(body):
+    for index, (text, changed) in enumerate(zip(before, after)):
+        if text == changed or hook not in text:  # most renders have no hook: a byte search, nothing parsed
             continue
         try:
-            res = read_resource(body, index)
+            res = read_resource(text, index)
         except KrmfnError:
             continue
         phases = res.annotations.get(HOOK)

@@ -246,7 +246,7 @@ def _stream(args: argparse.Namespace, config_path: str | None = None, helm: bool
     if helm and not outcome.failed:  # Helm 4 passes hooks to its post-renderer, Helm 3 never does
         from krmfn.cli.helm_hooks import warnings  # imported here, for start-up time: the Helm route only
 
-        outcome.results += warnings(data, outcome.stdout)
+        outcome.results += warnings(outcome.before, outcome.after)
     report(outcome.results, args.verbose)
     if outcome.failed:
         return FAILED
@@ -275,7 +275,7 @@ def _files(args: argparse.Namespace) -> int:
     if outcome.failed:
         return FAILED
     if not args.in_place:
-        sys.stdout.buffer.write(concatenate(outcome.outputs))
+        sys.stdout.buffer.write(concatenate(outcome.outputs, outcome.after))
         sys.stdout.flush()
         return OK
     before = {s.path: s.text for s in sources}

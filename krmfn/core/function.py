@@ -1,4 +1,4 @@
-"""The function itself, as a pure transformation: ResourceList bytes in, Outcome out.
+"""The function itself, as a pure transformation: a ResourceList (or plain streams) in, the same out.
 
 No I/O here, and no exit code: the shell (krmfn.cli) reads stdin, writes stdout and stderr,
 and decides the exit code from the results.
@@ -7,21 +7,25 @@ and decides the exit code from the results.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from krmfn.core.config import read_config
 from krmfn.core.parallel import scan_items, write_items
 from krmfn.core.plan import plan
 from krmfn.core.walk import ReferenceTable
-from krmfn.krm.envelope import item_error, read_resource_list, render
-from krmfn.krm.limits import Limits, check_input, check_parsed, yaml_error
-from krmfn.results import KrmfnError, Result, has_errors
+from krmfn.krm.envelope import (
+    ResourceList,
+    item_error,
+    prove,
+    read_resource_list,
+    read_streams,
+    render,
+    render_streams,
+)
+from krmfn.krm.limits import Limits, Prescan, check_input, check_parsed, yaml_error
+from krmfn.results import InputError, KrmfnError, Result, has_errors
 from krmfn.yaml.encoding import TextForm, as_lf_utf8
 from krmfn.yaml.tree import YamlError
-
-if TYPE_CHECKING:
-    from krmfn.yaml.split import Origin
 
 
 @dataclass(repr=False, eq=False)
@@ -45,16 +49,12 @@ class Outcome:
         return self.stdout.decode()
 
 
-def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequence[str] | None = None,
-                      item_origins: Sequence[Origin] | None = None,
-                      labels: Mapping[str, str] | None = None) -> Outcome:
+def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[str, str] | None = None) -> Outcome:
     """ResourceList in, ResourceList out.
 
     On an error found while reading or planning, the items go back exactly as read, with
     error results: nothing is written until every check has passed. Input that cannot be
-    read at all gives no output, only the results. ``item_names``: how messages name each
-    item (a stream's documents, a file's), by default "item N"; ``item_origins``: where each
-    item's text is in the user's input, by default in ``data``; ``labels``: how the user gave the
+    read at all gives no output, only the results. ``labels``: how the user gave the
     functionConfig's fields, when a shell mode built it from flags or the environment (core.config).
     """
     try:
@@ -62,18 +62,72 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), item_names: Sequen
         form = TextForm.of(data)
         data = as_lf_utf8(data)
         try:
-            rl = read_resource_list(data, item_names, item_origins, form)
+            rl = read_resource_list(data, form)
         except YamlError as exc:
-            placed = item_error(exc, data, item_names, item_origins)
+            placed = item_error(exc, data, None, None)
             return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
         return Outcome([], exc.results)
     try:
-        check_parsed(rl, prescan, limits)
-        config = read_config(rl.envelope, rl.function_config, labels)
-        scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), len(data))
-        p = plan(scanned, config, rl.item_name)
-        items, results = write_items(scanned, p, config, len(data)), p.results
+        items, results = _rename(rl, prescan, limits, labels, len(data))
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
-    return Outcome(render(rl, items, results), results)
+    pieces = render(rl, items, results)
+    if not has_errors(results):
+        try:
+            prove(rl, items, [b"".join(pieces)], results)
+        except KrmfnError as exc:
+            return Outcome(render(rl, rl.sources, exc.results), exc.results)
+    return Outcome(pieces, results)
+
+
+@dataclass(repr=False, eq=False)
+class StreamsOutcome:
+    """What a run over plain streams gives: each stream's new text (none after an error), the
+    results, and every object's text before and after (for the Helm route's hook warnings)."""
+
+    outputs: list[bytes]
+    results: list[Result]
+    before: list[bytes] = field(default_factory=list)
+    after: list[bytes] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.results)
+
+
+def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: Limits = Limits(),
+                names: Sequence[str | None] | None = None, labels: Mapping[str, str] | None = None) -> StreamsOutcome:
+    """Plain multi-document streams (stdin, or a file each) in, the same streams out, read as one
+    input: a Deployment in one file follows a ConfigMap in another. ``function_config``: the
+    config as YAML text; ``names``: each stream's name in messages (a file's path)."""
+    names = list(names) if names is not None else [None] * len(texts)
+    try:
+        if sum(len(t) for t in texts) > limits.max_input_bytes:  # all streams are one input
+            check_input(b"".join(texts), limits)
+        prescans, forms, plain = [], [], []
+        for text, name in zip(texts, names):
+            try:
+                prescans.append(check_input(text, limits))
+                forms.append(TextForm.of(text))
+                plain.append(as_lf_utf8(text))
+            except KrmfnError as exc:
+                raise InputError(f"{name}: {exc.results[0].message}") if name else exc from None
+        rl = read_streams(plain, function_config, names, forms)
+        prescan = Prescan(any(p.deep for p in prescans), any(p.anchors for p in prescans))
+        items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))
+        outputs = render_streams(rl, items)
+        prove(rl, items, outputs)
+    except KrmfnError as exc:
+        return StreamsOutcome([], exc.results)
+    return StreamsOutcome(outputs, results, rl.sources, items)
+
+
+def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None, size: int
+            ) -> tuple[list[bytes], list[Result]]:
+    """The rename itself, over objects read by either reader: each object's new text, and the results."""
+    check_parsed(rl, prescan, limits)
+    config = read_config(rl.envelope, rl.function_config, labels)
+    scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), size)
+    p = plan(scanned, config, rl.item_name)
+    return write_items(scanned, p, config, size, rl.layout.after), p.results

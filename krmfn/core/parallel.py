@@ -170,18 +170,18 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
     return _merge(cast(Scanned, first), rest)
 
 
-def write_items(scanned: Scanned, p: Plan, config: Config, size: int) -> list[bytes]:
+def write_items(scanned: Scanned, p: Plan, config: Config, size: int, after: Callable[[int], bytes]) -> list[bytes]:
     """:func:`krmfn.core.write.write` over every item, on two processes when the input is large:
     each changed item is read again twice (its input and its new text, for the check before
     writing), which costs as much as the scan."""
     n = len(scanned.resources)
     if not _worth_it(size, n):
-        return write(scanned, p, config)
+        return write(scanned, p, config, after)
     mid = _middle([len(r.source) for r in scanned.resources])
-    first, second, err = _halves(n, mid, lambda a, b: write(scanned, p, config, a, b))
+    first, second, err = _halves(n, mid, lambda a, b: write(scanned, p, config, after, a, b))
     if err is not None:
         raise err
-    rest = second if second is not None else write(scanned, p, config, mid, n)
+    rest = second if second is not None else write(scanned, p, config, after, mid, n)
     for res in scanned.resources[mid:]:  # the child checked these: what they read as is not needed here
         res.meaning = None
     return first + rest

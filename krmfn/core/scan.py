@@ -34,6 +34,7 @@ from krmfn.core.walk import ReferenceTable, find
 from krmfn.krm.envelope import ResourceList
 from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.scalars import go_timestamp
 from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.yaml.tree import Doc, Node
 
@@ -156,7 +157,14 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
         path = _entry_path(key, k)
         if k in out:
             raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, path)
+        if not doc.key_string(child) or go_timestamp(k) and doc.kplain[child]:
+            raise InputError(f"{path} has a key that YAML reads as a number, boolean, null or date; {res.kind} keys "
+                             f'must be strings: quote it ("{k}")', res.ref, path)
         value = doc.string(child)
+        if value is not None and doc.plain_timestamp(doc.resolve(child)):
+            what, fix = ("a value", "quote it") if kind.secret else (value, f'quote it ("{value}")')
+            raise InputError(f"{path} is {what}, which kustomize reads as a date; {res.kind} values must be strings: "
+                             f"{fix}", res.ref, path)
         if value is None:
             target = doc.resolve(child)
             text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)

@@ -8,6 +8,7 @@ error naming the item and the field, never output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
@@ -22,8 +23,10 @@ if TYPE_CHECKING:
     from krmfn.krm.resource import Resource
 
 
-def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int | None = None) -> list[bytes]:
-    """Each item's output text (of ``start:stop``), in order."""
+def write(scanned: Scanned, p: Plan, config: Config, after: Callable[[int], bytes] = lambda index: b"",
+          start: int = 0, stop: int | None = None) -> list[bytes]:
+    """Each item's output text (of ``start:stop``), in order. ``after``: the text that follows an
+    item in the output up to the next one (a document's ``---``), read with it by the check."""
     out = []
     for res in scanned.resources[start:stop]:
         edits = item_edits(res, p)
@@ -31,7 +34,8 @@ def write(scanned: Scanned, p: Plan, config: Config, start: int = 0, stop: int |
             out.append(res.source)
             continue
         text = splice(res.source, edits)
-        wrong = difference(res.source, [e.change for e in edits if e.change is not None], text, res.meaning)
+        wrong = difference(res.source, [e.change for e in edits if e.change is not None], text, res.meaning,
+                           after(res.index))
         if wrong is not None:
             raise InputError(f"written with krmfn's changes, it would read differently at {wrong}; krmfn writes "
                              "nothing rather than a wrong value: please report this with the item", res.ref, wrong)

@@ -15,45 +15,45 @@ from dataclasses import dataclass, field
 from krmfn.krm.data import results_yaml
 from krmfn.results import InputError, Result
 from krmfn.yaml.encoding import TextForm
-from krmfn.yaml.split import Cut, Origin, cut
-from krmfn.yaml.tree import Doc, Node, YamlError
+from krmfn.yaml.split import Cut, Origin, cut, join
+from krmfn.yaml.tree import Doc, Node, Unreadable, YamlError
+from krmfn.yaml.verify import frame_difference
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 
 
 @dataclass(repr=False, eq=False)
 class ResourceList:
-    """The envelope (its own small tree) and the objects' texts, read one at a time."""
+    """The envelope (its own small tree) and the objects' texts, read one at a time. A plain
+    stream (or several files) is read the same way: its documents are the objects, and its
+    envelope is made from the function config the shell was given."""
 
     envelope: Doc
     node: Node
     layout: Cut
     function_config: Node | None
-    names: Sequence[str] | None  # how messages name each item that cannot be named by kind and name
-    origins: list[Origin] | None  # where each item's text is in the user's input; None: ask layout
+    names: Sequence[str | None] | None = None  # a stream's name (a file's path) for each part of ``layout``
     form: TextForm = field(default_factory=TextForm)
+    forms: list[TextForm] = field(default_factory=list)  # each part's, for several streams
 
     def item_name(self, index: int) -> str:
-        number = self.layout.outer[index] if index < len(self.layout.outer) else index
-        base = self.names[number] if self.names is not None and number < len(self.names) else f"item {number}"
-        entries = self.layout.entries.get(number)
+        layout = self.layout
+        number = layout.outer[index] if index < len(layout.outer) else index
+        if layout.stream:
+            part = layout.part_of(index) if layout.parts else 0
+            local = number - (layout.parts[part][3] if layout.parts else 0)
+            source = self.names[part] if self.names is not None and part < len(self.names) else None
+            base = f"document {local + 1}" + (f" of {source}" if source else "")
+        else:
+            base = f"item {number}"
+        entries = layout.entries.get(number)
         if entries is not None:
             return f"{base}, entry {index - entries[0]}"
         return base
 
     def origin(self, index: int) -> Origin:
         """Where an item's text is in the input (for a message's line and column)."""
-        own = self.layout.origin(index)
-        if self.origins is None:
-            return own
-        number = self.layout.outer[index] if index < len(self.layout.outer) else index
-        if number >= len(self.origins):
-            return own
-        outer = self.origins[number]
-        first = self.layout.origin(self.layout.entries.get(number, (index, 1))[0])
-        line_offset = own.line - first.line
-        return Origin(outer.line + line_offset, (outer.first_column if line_offset == 0 else outer.column)
-                      + own.first_column, outer.column)
+        return self.layout.origin(index)
 
     def placer(self, index: int) -> Callable[[int, int], tuple[int, int]]:
         """Where a line and column of an item's text are in the input; its origin is found only
@@ -99,25 +99,56 @@ def _check_envelope(doc: Doc) -> Node:
     return root
 
 
-def read_resource_list(data: bytes, item_names: Sequence[str] | None = None,
-                       item_origins: Sequence[Origin] | None = None, form: TextForm = TextForm()) -> ResourceList:
+def read_resource_list(data: bytes, form: TextForm = TextForm()) -> ResourceList:
     """Cut the input, read and check its envelope; items are read later, one at a time.
 
-    ``item_names`` and ``item_origins``: how messages name each item, and where its text is in
-    the user's input (a stream's documents, a file's), when not "item N" of this text.
     ``form``: the BOM and line breaks the input came with, for :func:`render`.
     """
-    if data.startswith(b"%TAG") or data.find(b"\n%TAG") >= 0:
-        raise InputError("a %TAG directive: krmfn reads each item apart from the stream's directives, so its tags "
-                         "would read differently; resolve the tags in the items")
+    _no_tags(data)
     layout = cut(data)
     envelope = Doc.parse(layout.envelope)
     root = _check_envelope(envelope)
     fc = envelope.get(root, "functionConfig")
     if fc is not None and envelope.is_null(fc):
         fc = None
-    origins = list(item_origins) if item_origins is not None else None
-    return ResourceList(envelope, root, layout, fc, item_names, origins, form)
+    return ResourceList(envelope, root, layout, fc, None, form)
+
+
+def read_streams(texts: Sequence[bytes], function_config: bytes | None, names: Sequence[str | None],
+                 forms: Sequence[TextForm]) -> ResourceList:
+    """Plain streams (UTF-8, LF, no BOM: one, or a file each) read as one input by the same cut:
+    their documents are the objects. ``function_config``: the config as YAML text (from flags)."""
+    cuts = []
+    for text, name in zip(texts, names):
+        try:
+            _no_tags(text)
+            cuts.append(cut(text, stream=True))
+        except YamlError as exc:
+            raise stream_error(exc, text, name) from None
+        except InputError as exc:
+            raise InputError(f"{name}: {exc.results[0].message}") if name else exc from None
+    layout = cuts[0] if len(cuts) == 1 else join(cuts)
+    envelope = Doc.parse(b"functionConfig: " + function_config + b"\n" if function_config else b"{}")
+    root = envelope.documents()[0]
+    fc = envelope.get(root, "functionConfig")
+    return ResourceList(envelope, root, layout, fc, list(names), forms[0] if forms else TextForm(), list(forms))
+
+
+def stream_error(exc: YamlError, text: bytes, name: str | None) -> InputError:
+    """A stream that does not read, named by the document the parser stopped in and placed in
+    the stream's own lines."""
+    who = (f"document {exc.document}" if exc.document else "the input") + (f" of {name}" if name else "")
+    lead = "cannot be read by krmfn" if isinstance(exc, Unreadable) else "is not valid YAML"
+    if not exc.line:
+        return InputError(f"{who} {lead}: {exc.problem}")
+    lines = text.split(b"\n")
+    return InputError(f"{who} {lead}: {exc.problem} at line {exc.line}, column {exc.col}{hint(lines, exc.line)}")
+
+
+def _no_tags(data: bytes) -> None:
+    if data.startswith(b"%TAG") or data.find(b"\n%TAG") >= 0:
+        raise InputError("a %TAG directive: krmfn reads each object apart from the stream's directives, so its "
+                         "tags would read differently; resolve the tags in the objects")
 
 
 def item_error(exc: YamlError, data: bytes, names: Sequence[str] | None,
@@ -193,12 +224,42 @@ def hint(lines: list[bytes], line: int) -> str:
     return ""
 
 
+def _results_text(results: list[Result]) -> bytes:
+    return results_yaml(results).encode() if results else b""
+
+
 def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[bytes]:
     """The output ResourceList's pieces: envelope as read, ``items`` (one per object), and
     ``results`` (replacing any old ones, so that a run over its own output changes nothing), in
     the input's form (BOM, CRLF)."""
-    text = results_yaml(results).encode() if results else b""
-    return rl.form.restore(rl.layout.assemble(items, text))
+    return rl.form.restore(rl.layout.assemble(items, _results_text(results)))
 
 
-__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "item_error", "read_resource_list", "render"]
+def prove(rl: ResourceList, items: list[bytes], outputs: list[bytes], results: list[Result] | None = None) -> None:
+    """The last check, on the bytes to be written: each output (a stream, a file, the ResourceList)
+    is its input with exactly the objects' new texts (and the results) in place, every other byte,
+    separators included, as read. With the check of each changed object's text in its window
+    (core.write), this proves the output reads as planned; a difference is an error, nothing is written."""
+    layout = rl.layout
+    forms = rl.forms or [rl.form]
+    ranges = [(a, b) for a, b, _, _ in layout.parts] or [(0, len(layout.data))]
+    cuts = layout.replacements(items, _results_text(results or []))
+    wrong = frame_difference(layout.data, ranges, cuts, [form.plain(out) for form, out in zip(forms, outputs)])
+    if wrong is not None:
+        at, part = wrong
+        who = rl.names[part] if rl.names and part < len(rl.names) and rl.names[part] else "the output"
+        raise InputError(f"{who} would not be its input with only krmfn's changes made: byte {at} differs; krmfn "
+                         "writes nothing rather than a wrong value: please report this with the input")
+
+
+def render_streams(rl: ResourceList, items: list[bytes]) -> list[bytes]:
+    """Each plain stream's output, ``items`` in place of its objects and every other byte as read,
+    in its own form (BOM, CRLF)."""
+    layout = rl.layout
+    if not layout.parts:
+        return [b"".join(rl.form.restore(layout.assemble(items)))]
+    return [b"".join(form.restore(pieces)) for form, pieces in zip(rl.forms, layout.assemble_parts(items))]
+
+
+__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "item_error", "prove", "read_resource_list",
+           "read_streams", "render", "render_streams"]

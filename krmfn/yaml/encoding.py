@@ -114,6 +114,11 @@ class TextForm:
         crlf = data.count(b"\r\n")
         return cls(data.startswith(BOM), crlf == data.count(b"\n") == data.count(b"\r"))
 
+    def plain(self, data: bytes) -> bytes:
+        """What :meth:`restore` gave back to its LF, BOM-less form."""
+        data = data[len(BOM):] if self.bom and data.startswith(BOM) else data
+        return data.replace(b"\r\n", b"\n") if self.crlf else data
+
     def restore(self, pieces: list[bytes]) -> list[bytes]:
         """Output pieces (LF, no BOM) in the input's form."""
         if self.crlf:

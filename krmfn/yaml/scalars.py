@@ -86,8 +86,8 @@ _NON_STRING_PLAIN = (
     r"""(?x)^(?:
       ~|null|Null|NULL
      |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
-     |[-+]?(?:0|[1-9][0-9_]*)                      # decimal int
-     |[-+]?0[0-7_]+|0o[0-7]+                       # octal (1.1 and 1.2)
+     |[-+]?[0-9][0-9_]*                            # decimal int; go-yaml reads 0800 and 09 as numbers too
+     |0o[0-7]+                                     # octal (1.2; 1.1's 0777 is above)
      |[-+]?0x[0-9a-fA-F_]+|[-+]?0b[01_]+           # hex, binary
      |[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?   # float: a digit on one side of the dot
      |[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)         # 1e3
@@ -104,6 +104,14 @@ def non_string_plain(text: str) -> bool:
 
 
 _TIMESTAMP = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+# What go-yaml v3 (kustomize) resolves as a timestamp when plain (kubectl's go-yaml v2 keeps it text).
+_GO_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}"
+                           r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?")
+
+
+def go_timestamp(text: str) -> bool:
+    """Whether go-yaml v3, as kustomize reads (and hashes) a plain scalar, takes it for a timestamp."""
+    return bool(text) and text[0].isdigit() and bool(_GO_TIMESTAMP.fullmatch(text))
 # No commas: a plain scalar inside a flow map or list would end at one.
 _PLAIN_SAFE = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./=+-]*")  # fullmatch: "$" would match before a final "\n"
 

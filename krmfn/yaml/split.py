@@ -1,20 +1,32 @@
-"""A ResourceList cut into its envelope and one text per object, by one libyaml event pass.
+"""Every form of input cut into one text per object, by one libyaml event pass: a ResourceList's
+items, a plain multi-document stream's documents (a file, Helm's output, kubectl's), and the
+entries of a ``kind: List`` (or ``ConfigMapList``, ...) in either.
 
 Why: an object krmfn does not change goes out byte for byte as it came in (comments and all);
 each object is parsed alone when it is read, so memory follows the largest object rather than
-the whole list; and an edit is a splice of the object's own text. The cut follows the parser's
+the whole input; and an edit is a splice of the object's own text. The cut follows the parser's
 own events, so it holds for every shape the parser reads (block, flow, JSON, indentless lists,
-CRLF, comments anywhere): there is no splitter of its own to be wrong.
+comments and empty lines anywhere, ``---`` with or without content after it, ``...``,
+directives): there is no splitter of krmfn's own to be wrong.
 
-An object's text (a *slot*) is, for an entry of a block list, the lines from the end of the
-previous entry up to the end of the line where this one's content ends (``- `` included, so it
-parses alone as a one-entry list); for an entry of a flow list, exactly the entry's own text.
-Items that are a ``kind: List`` (or ``ConfigMapList``, ...) are cut into their entries the same
-way: their entries are slots, and the List's own text stays around them.
+An object's text (a *slot*) reads alone exactly as it reads in the whole input:
+
+- an entry of a block list is the lines from the end of the previous entry's slot up to the end
+  of the line where this one's content ends (``- `` included, so it parses alone as a one-entry
+  list); an entry of a flow list is exactly the entry's own text;
+- a document is its root node's text, from the start of its line (or from the node, when the
+  node starts on a ``---`` line) to the end of the line where its content ends;
+- either way the slot runs on over the lines that hold only spaces after it: a ``|+`` block
+  keeps them in its value, and a line of spaces more indented than a block's text is part of it
+  (yaml-test-suite L24T), so leaving them out would change what the slot alone reads as.
+
+Everything between slots (separators, directives, comments, empty lines, a List's own keys, the
+envelope) is the *frame*: it is never edited, and the check after writing proves it unchanged.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,17 +75,19 @@ class Entry:
     kind: str | None = None
     inner: list[Entry] = field(default_factory=list)
     inner_seq: int = -1  # where the item's own ``items`` list starts
-    named: bool = False  # it has ``metadata`` (a kind ending in List with a name is an object)
     # apiVersion, kind, and metadata's name, namespace and generateName, where each is plain text
     # (no alias anywhere in the object): enough to know the object without parsing it alone
     ident: dict[str, str] = field(default_factory=dict)
     aliased: bool = False
+    document: int = 0  # in a stream, which document it is (null documents counted)
+    is_map: bool = False  # an entry of a List's items that is a map (an object)
 
 
 @dataclass(repr=False, eq=False)
 class Cut:
     """The input as text and byte offsets: ``slots`` are the objects' texts, in order; ``results``
-    the span of an old ``results`` entry (replaced on output); ``top`` the envelope map's span."""
+    the span of an old ``results`` entry (replaced on output); ``top`` the envelope map's span.
+    A plain stream has no envelope: ``stream`` is set, ``envelope`` is empty."""
 
     data: bytes
     slots: list[tuple[int, int]]
@@ -86,11 +100,23 @@ class Cut:
     lists: list[tuple[int, str]] = field(default_factory=list)  # (first slot, kind) of each List read as its entries
     outer: list[int] = field(default_factory=list)  # each slot's entry of ``items`` (they differ past a List)
     idents: list[dict[str, str] | None] = field(default_factory=list)  # each slot's identity, when plain
+    # where the text that can change what each slot reads as ends: a document's runs to the next
+    # document (its ``---`` and whatever comments come before it), an entry's is the slot itself
+    windows: list[int] = field(default_factory=list)
+    stream: bool = False  # a plain multi-document stream, not a ResourceList
+    documents: int = 0  # in a stream, how many documents it holds (null documents counted)
+    # several streams read as one (files): where each is in ``data``, its first slot and document
+    parts: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     @functools.cached_property
     def items(self) -> list[bytes]:
         """Each object's text (cut once: every item is read by index)."""
         return [self.data[a:b] for a, b in self.slots]
+
+    def after(self, index: int) -> bytes:
+        """The frame text after slot ``index`` that still counts for what it reads as."""
+        end = self.slots[index][1]
+        return self.data[end:self.windows[index]] if index < len(self.windows) else b""
 
     @functools.cached_property
     def entries(self) -> dict[int, tuple[int, int]]:
@@ -103,15 +129,23 @@ class Cut:
         return {number: v for number, v in first.items() if v[1] > 1}
 
     def origin(self, index: int) -> Origin:
+        """Where slot ``index`` starts, in its own stream's lines."""
         start = self.slots[index][0]
-        line_start = self.data.rfind(b"\n", 0, start) + 1
-        return Origin(self.data.count(b"\n", 0, start) + 1, start - line_start, 0)
+        base = self.parts[self.part_of(index)][0] if self.parts else 0
+        line_start = self.data.rfind(b"\n", base, start) + 1 or base
+        return Origin(self.data.count(b"\n", base, start) + 1, start - max(line_start, base), 0)
 
-    def assemble(self, items: list[bytes], results: bytes) -> list[bytes]:
-        """The output's pieces: the input with each slot replaced and the results replaced (or
-        added at the envelope's end), everything else as it was."""
+    def part_of(self, index: int) -> int:
+        """Which of the streams read as one holds slot ``index``."""
+        return bisect.bisect_right([first for _, _, first, _ in self.parts], index) - 1
+
+    def replacements(self, items: list[bytes], results: bytes) -> list[tuple[int, int, bytes]]:
+        """Every span of the input that the output replaces, in order, with its new text: each
+        slot with its object's text, and the old ``results`` (or the place new ones go)."""
         data = self.data
         cuts: list[tuple[int, int, bytes]] = [(a, b, t) for (a, b), t in zip(self.slots, items)]
+        if self.stream:
+            return cuts
         if self.results is not None:
             a, b = self.results
             if self.flow_top:
@@ -133,12 +167,60 @@ class Cut:
             end = data.find(b"\n", self.top_end) + 1 or len(data)
             cuts.append((end, end, results))
         cuts.sort(key=lambda c: (c[0], c[1]))
-        pieces, pos = [], 0
-        for a, b, text in cuts:
-            pieces += [data[pos:a], text]
-            pos = b
-        pieces.append(data[pos:])
-        return [p for p in pieces if p]
+        return cuts
+
+    def assemble(self, items: list[bytes], results: bytes = b"") -> list[bytes]:
+        """The output's pieces: the input with each slot replaced and the results replaced (or
+        added at the envelope's end), everything else as it was."""
+        return _pieces(self.data, 0, len(self.data), self.replacements(items, results))
+
+    def assemble_parts(self, items: list[bytes]) -> list[list[bytes]]:
+        """Of several streams read as one, each one's output pieces."""
+        cuts = self.replacements(items, b"")
+        out, at = [], 0
+        for start, end, _, _ in self.parts:
+            mine = []
+            while at < len(cuts) and cuts[at][0] < end:
+                mine.append(cuts[at])
+                at += 1
+            out.append(_pieces(self.data, start, end, mine))
+        return out
+
+
+def _pieces(data: bytes, start: int, end: int, cuts: list[tuple[int, int, bytes]]) -> list[bytes]:
+    """``data[start:end]`` with each span of ``cuts`` (in order, inside it) replaced by its text."""
+    pieces, pos = [], start
+    for a, b, text in cuts:
+        pieces += [data[pos:a], text]
+        pos = b
+    pieces.append(data[pos:end])
+    return [p for p in pieces if p]
+
+
+def join(cuts: list[Cut]) -> Cut:
+    """Several plain streams' cuts as one, over one buffer: each stream's range and first slot
+    in ``parts``, its documents numbered on from the stream before."""
+    data: list[bytes] = []
+    slots: list[tuple[int, int]] = []
+    lists: list[tuple[int, str]] = []
+    outer: list[int] = []
+    idents: list[dict[str, str] | None] = []
+    windows: list[int] = []
+    parts: list[tuple[int, int, int, int]] = []
+    offset = documents = 0
+    for c in cuts:
+        parts.append((offset, offset + len(c.data), len(slots), documents))
+        lists += [(first + len(slots), kind) for first, kind in c.lists]
+        slots += [(a + offset, b + offset) for a, b in c.slots]
+        windows += [w + offset for w in c.windows]
+        outer += [n + documents for n in c.outer]
+        idents += c.idents
+        documents += c.documents
+        offset += len(c.data)
+        data.append(c.data)
+    joined = b"".join(data)
+    return Cut(joined, slots, None, len(joined), 0, False, False, b"", lists, outer, idents, windows, True,
+               documents, parts)
 
 
 def _json_results(results: bytes) -> bytes:
@@ -186,33 +268,68 @@ def _text(ev: object) -> str | None:
     return value
 
 
+def _is_null(ev: object) -> bool:
+    """A document root that reads as null: empty, ``~``, ``null``, or tagged ``!!null``."""
+    if ev.__class__ is not ScalarEvent:
+        return False
+    tag = ev.tag  # type: ignore[attr-defined]
+    if tag == "tag:yaml.org,2002:null":
+        return True
+    return tag is None and not ev.style and ev.value in _NULLS  # type: ignore[attr-defined]
+
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+
 class _NotAList(Exception):
     """The input is not one map with an ``items`` list: the envelope check says why."""
 
 
-def cut(data: bytes) -> Cut:
-    """Cut a ResourceList (UTF-8, LF) into its envelope and object texts; raises YamlError for
-    text that is not YAML, and leaves the rest of the checks (one document, a map, its kind) to
-    the envelope's reader."""
+def cut(data: bytes, stream: bool = False) -> Cut:
+    """Cut a ResourceList, or with ``stream`` a plain multi-document stream (UTF-8, LF, no BOM),
+    into its objects' texts; raises YamlError for text that is not YAML, and leaves the rest of
+    the checks (one document, a map, its kind) to the envelope's reader."""
     text = data.decode("utf-8")
-    ascii_only = text.isascii()
     try:
-        found = _events(text)
+        found = _events(text, stream)
     except yaml.YAMLError as exc:
-        raise _error(exc) from None
+        error = _error(exc)
+        if stream:
+            error.document = _documents_begun(text)
+        raise error from None
     except _NotAList:
         return Cut(data, [], None, len(data), 0, False, False, data)
-    top_start, top_end, flow_top, results, seq, entries = found
-    to_b: Callable[[int], int] = (lambda i: i) if ascii_only else _byte_offsets(text)
+    top_start, top_end, flow_top, results, seq, entries, documents = found
+    to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else _ByteOffsets(text)
     slots: list[tuple[int, int]] = []
     lists: list[tuple[int, str]] = []
     outer: list[int] = []
     idents: list[dict[str, str] | None] = []
+    windows: list[int] = []
+    if stream:
+        starts = [_document_start(text, entry.start) for entry in entries] + [len(text)]
+        for number, entry in enumerate(entries):
+            if _expands(entry):
+                lists.append((len(slots), entry.kind or ""))
+                inner_prev = text.rfind("\n", 0, entry.inner_seq) + 1
+                for sub in entry.inner:
+                    inner_prev = _slot(text, sub, inner_prev, slots, to_b)
+                    windows.append(slots[-1][1])
+                    outer.append(entry.document)
+                    idents.append(None)
+                continue
+            end = _slot_end(text, entry.end)
+            slots.append((to_b(starts[number]), to_b(end)))
+            windows.append(to_b(max(end, starts[number + 1])))
+            outer.append(entry.document)
+            idents.append(entry.ident if not entry.aliased else None)
+        return Cut(data, slots, None, len(data), 0, False, False, b"", lists, outer, idents, windows, True,
+                   documents)
     if seq is not None:
         prev = text.rfind("\n", 0, seq[0]) + 1 if not seq[1] else -1
         for number, entry in enumerate(entries):
-            if entry.kind is not None and _is_list_kind(entry.kind) and entry.inner and not entry.named:
-                lists.append((len(slots), entry.kind))
+            if _expands(entry):
+                lists.append((len(slots), entry.kind or ""))
                 inner_prev = text.rfind("\n", 0, entry.inner_seq) + 1
                 for sub in entry.inner:
                     inner_prev = _slot(text, sub, inner_prev, slots, to_b)
@@ -235,7 +352,34 @@ def cut(data: bytes) -> Cut:
         a, b = results
         results_span = (to_b(a), to_b(b if flow_top else _line_end(text, b)))
     return Cut(data, slots, results_span, to_b(top_end), to_b(top_start), flow_top, seq is not None, envelope,
-               lists, outer, idents)
+               lists, outer, idents, [b for _, b in slots])
+
+
+def _documents_begun(text: str) -> int:
+    """How many documents a stream that does not read had begun where it stops being read (the
+    error path only: the stream is read once more, as far as it reads)."""
+    n = 0
+    try:
+        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+            n += ev.__class__ is DocumentStartEvent
+    except yaml.YAMLError:
+        pass
+    return max(n, 1)
+
+
+def _expands(entry: Entry) -> bool:
+    """A ``kind: List`` (or ``ConfigMapList``, ...) whose items are objects is read as its entries,
+    as kubectl reads it, whatever its own metadata (kubectl prints ``metadata: {}``); a kind that
+    ends in List and holds other items (``AllowList``, ``items: [x]``) is an object."""
+    return (entry.kind is not None and _is_list_kind(entry.kind) and bool(entry.inner)
+            and all(sub.is_map for sub in entry.inner))
+
+
+def _document_start(text: str, start: int) -> int:
+    """Where a document's slot starts: its root node's line, or the node itself when something
+    else (``--- ``) stands before it on that line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return line_start if not text[line_start:start].strip(" \t") else start
 
 
 def _with_comma(data: bytes, a: int, b: int) -> tuple[int, int]:
@@ -258,25 +402,52 @@ def _slot(text: str, entry: Entry, prev: int, slots: list[tuple[int, int]], to_b
     if entry.flow:
         slots.append((to_b(entry.start), to_b(entry.end)))
         return -1
-    end = _line_end(text, entry.end)
+    end = _slot_end(text, entry.end)
     start = prev if prev >= 0 else text.rfind("\n", 0, entry.start) + 1
     slots.append((to_b(start), to_b(end)))
     return end
 
 
-def _byte_offsets(text: str) -> Callable[[int], int]:
-    table, pos = [], 0
-    for ch in text:
-        table.append(pos)
-        pos += len(ch.encode("utf-8", "surrogatepass"))
-    table.append(pos)
-    return table.__getitem__
+def _slot_end(text: str, content_end: int) -> int:
+    """After the line where content ends at ``content_end``, and after every line past it that
+    holds only spaces or tabs: they belong to a ``|+`` block's value, or to a block whose text is
+    more indented than they are (L24T), as libyaml reads them in the whole input."""
+    end = _line_end(text, content_end)
+    n = len(text)
+    while end < n:
+        brk = text.find("\n", end)
+        line_end = n if brk < 0 else brk + 1
+        if text[end:line_end].strip(" \t\n"):
+            break
+        end = line_end
+    return end
 
 
-def _events(text: str) -> tuple:
+class _ByteOffsets:
+    """Character offsets of a text as byte offsets of its UTF-8 form. Asked mostly in increasing
+    order, so each answer encodes only the characters since the last one: linear in the text,
+    where a table of every character's offset cost a list entry per character."""
+
+    __slots__ = ("bytes", "chars", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.chars = 0
+        self.bytes = 0
+
+    def __call__(self, index: int) -> int:
+        if index < self.chars:
+            self.chars = self.bytes = 0
+        self.bytes += len(self.text[self.chars:index].encode("utf-8", "surrogatepass"))
+        self.chars = index
+        return self.bytes
+
+
+def _events(text: str, stream: bool = False) -> tuple:
     """One pass: the envelope map's span, an old ``results`` entry's span, the ``items`` list's
     start (and whether it is flow), each entry's start and content end, and for each entry that
-    could be a List, its kind and its own entries.
+    could be a List, its kind and its own entries. With ``stream``, each document's root is an
+    entry (a null document, Helm's ``toYaml`` of an unset value, is none).
 
     Each open container is a frame ``(role, is_map, flow, want_key, key)``; only frames with a
     role (the envelope, ``items``, an entry's own map, a List's ``items``) look at keys, so the
@@ -294,7 +465,7 @@ def _events(text: str) -> tuple:
     last: object = None  # the last event of content: a scalar, an alias or a flow collection's end
     stack: list[tuple] = []
     # "": the stream, outside any node; None: a container whose keys do not matter
-    role: str | None = ""
+    role: str | None = "items" if stream else ""
     is_map = flow = want_key = False
     key: str | None = None
     for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
@@ -320,7 +491,8 @@ def _events(text: str) -> tuple:
                 if key == "results":
                     results = (results_start, _content_end(text, ev))
             elif role == "items":
-                entries.append(Entry(ev.start_mark.index, _content_end(text, ev), flow))
+                if not (stream and _is_null(ev)):
+                    entries.append(Entry(ev.start_mark.index, _content_end(text, ev), flow, document=docs))
             elif role == "entry":
                 if c is AL:
                     entry.aliased = True  # type: ignore[union-attr]
@@ -328,8 +500,6 @@ def _events(text: str) -> tuple:
                     entry.ident.setdefault(key, ev.value)  # type: ignore[union-attr]
                 if key == "kind" and c is SC:
                     entry.kind = ev.value  # type: ignore[union-attr]
-                elif key == "metadata":
-                    entry.named = True  # type: ignore[union-attr]
             elif role == "meta":
                 if c is AL:
                     entry.aliased = True  # type: ignore[union-attr]
@@ -349,23 +519,21 @@ def _events(text: str) -> tuple:
                     if key == "items" and c is SS and seq is None:
                         child, seq = "items", (ev.start_mark.index, bool(ev.flow_style))
                 elif role == "items":
-                    entry, child = Entry(ev.start_mark.index, 0, flow), "entry" if c is MS else "whole"
+                    entry, child = Entry(ev.start_mark.index, 0, flow, document=docs), "entry" if c is MS else "whole"
                 elif role == "entry":
-                    if key == "metadata":
-                        entry.named = True  # type: ignore[union-attr]
-                        if c is MS:
-                            child = "meta"
+                    if key == "metadata" and c is MS:
+                        child = "meta"
                     if key == "items" and c is SS:
                         child = "inner"
                         entry.inner_seq = ev.start_mark.index  # type: ignore[union-attr]
                 elif role == "inner":
-                    sub, child = Entry(ev.start_mark.index, 0, flow), "sub"
+                    sub, child = Entry(ev.start_mark.index, 0, flow, is_map=c is MS), "sub"
             stack.append((role, is_map, flow, want_key, key))
             role, is_map, flow, want_key, key = child, c is MS, bool(ev.flow_style), c is MS, None
             continue
         if c is DS:
             docs += 1
-            if docs > 1:
+            if docs > 1 and not stream:
                 raise _NotAList
             continue
         if c is MappingEndEvent or c is SequenceEndEvent:
@@ -388,6 +556,9 @@ def _events(text: str) -> tuple:
                 sub = None
             if role == "top" and results_start >= 0 and results is None:
                 results = (results_start, end)
-    return top[0], top[1], flow_top, results, seq, entries
+    if stream:
+        for e in entries:
+            e.document = e.document - 1
+    return top[0], top[1], flow_top, results, seq, entries, docs
 
 __all__ = ["Cut", "Origin", "YamlError", "cut"]

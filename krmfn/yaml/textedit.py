@@ -249,16 +249,25 @@ def add_entries(doc: Doc, node: Node, entries: tuple[tuple[str, Value], ...], st
     end = doc.content_end(node)
     pos = _line_end(text, end)
     lines = _block_lines(entries, column, step)
-    if pos == len(text) and not text.endswith("\n"):
-        leaf = _last_leaf(doc, node)
-        if doc.kind[leaf] == SCALAR and doc.style[leaf] in ("|", ">"):
-            # a block scalar at the end of an unended text: a line break after it would join its
-            # value, so the entries go before the map's last entry
-            last = (doc.kids[node] or [node])[-1]
-            at = _line_start(text, doc.kstart[last])
-            return Edit(doc.at(at), doc.at(at), lines, AddEntries(node, entries, last))
+    unended = pos == len(text) and not text.endswith("\n")
+    leaf = _last_leaf(doc, node)
+    if doc.kind[leaf] == SCALAR and doc.style[leaf] in ("|", ">") and (unended or _keeps(text, doc.start[leaf])):
+        # a block scalar at the end of an unended text: a line break after it would join its
+        # value; a ``|+`` block: go-yaml and libyaml count the empty lines before a comment after
+        # it differently, so a key there could change what one of them reads. The entries go
+        # before the map's last entry.
+        last = (doc.kids[node] or [node])[-1]
+        at = _line_start(text, doc.kstart[last])
+        return Edit(doc.at(at), doc.at(at), lines, AddEntries(node, entries, last))
+    if unended:
         lines = "\n" + lines[:-1]
     return Edit(doc.at(pos), doc.at(pos), lines, change)
+
+
+def _keeps(text: str, start: int) -> bool:
+    """Whether the block scalar whose header is at ``start`` keeps its trailing line breaks (``|+``)."""
+    end = text.find("\n", start)
+    return "+" in text[start:end if end >= 0 else len(text)].split("#", 1)[0]
 
 
 def set_map(doc: Doc, parent: Node, key: str, wanted: dict[str, str], step: int = 2,

@@ -29,7 +29,7 @@ from yaml.events import (
 )
 
 from krmfn.results import InputError
-from krmfn.yaml.scalars import non_string_plain
+from krmfn.yaml.scalars import go_timestamp, non_string_plain
 
 Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
 # A node of a Doc: a handle that only this package makes (Doc gives them out and takes them back);
@@ -62,6 +62,7 @@ class YamlError(InputError):
         self.line = line
         self.col = col
         self.problem = problem or detail  # the detail without its position
+        self.document = 0  # in a plain stream, the document it falls in (1-based; 0: not known)
 
     def placed(self, place: Callable[[int, int], tuple[int, int]]) -> str:
         """The detail with its line and column moved (to the input's, from an item's own text)."""
@@ -98,18 +99,38 @@ def _error(exc: yaml.YAMLError) -> YamlError:
 def block_scalar_end(text: str, start: int, end: int) -> int:
     """A ``|`` or ``>`` block scalar's end, from libyaml's span ``start:end``: after its last line
     with content. libyaml counts the empty lines after it in, which are not the scalar's when the
-    next key follows them; a ``|+`` (keep) block's trailing empty lines are its value."""
-    if "+" in text[start:text.find("\n", start)]:
+    next key follows them; a ``|+`` (keep) block's trailing empty lines are its value, and so is
+    a last line of spaces more indented than the block's text (yaml-test-suite L24T)."""
+    header_end = text.find("\n", start)
+    header = text[start:header_end if header_end >= 0 else end]
+    if "+" in header or any(ch.isdigit() for ch in header):
+        return end
+    indent = _block_indent(text, header_end + 1, end) if header_end >= 0 else None
+    if indent is None:
         return end
     pos = end
     while pos > start:
         line_start = text.rfind("\n", start, pos - 1) + 1
-        if text[line_start:pos].strip(" \t\r\n"):
+        line = text[line_start:pos].rstrip("\r\n")
+        if line.strip(" \t") or len(line) - len(line.lstrip(" ")) > indent:
             return pos
         if line_start <= start:
             break
         pos = line_start
     return end
+
+
+def _block_indent(text: str, pos: int, end: int) -> int | None:
+    """The indentation of a block scalar's first line with content (None: it has none)."""
+    while pos < end:
+        brk = text.find("\n", pos, end)
+        line = text[pos:end if brk < 0 else brk]
+        if line.strip(" \t\r"):
+            return len(line) - len(line.lstrip(" "))
+        if brk < 0:
+            return None
+        pos = brk + 1
+    return None
 
 
 def as_read(text: Text) -> Text:
@@ -667,6 +688,17 @@ class Doc:
         if text in _NULLS or non_string_plain(text):  # type: ignore[arg-type]
             return None
         return text
+
+    def key_string(self, node: Node) -> bool:
+        """Whether the key of map entry ``node`` is text to every reader: not a plain ``true``,
+        ``~``, ``1e3`` or ``0800``."""
+        key = self.kname[node]
+        return key is not None and not (self.kplain[node] and (key in _NULLS or non_string_plain(key)))
+
+    def plain_timestamp(self, node: Node) -> bool:
+        """Whether scalar ``node`` is plain text that go-yaml v3 (kustomize) reads as a timestamp."""
+        return (self.kind[node] == SCALAR and self.style[node] is None and self.tag[node] is None
+                and go_timestamp(self.val[node] or ""))
 
     def str_at(self, node: Node | None, key: bytes) -> Text | None:
         """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""

@@ -217,21 +217,28 @@ def expected(base: list[Row], top: int, changes: list[Change]) -> list[Row]:
     return out
 
 
-def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: bytes | None = None) -> str | None:
+def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: bytes | None = None,
+               after: bytes = b"") -> str | None:
     """None when ``new_text`` reads as the item ``source`` with ``changes`` made; else the field
     path where it first differs (or why it does not read at all). ``meaning``: what ``source``
-    reads as, from the scan's tree (:func:`packed_meaning`); without it the source is read again."""
+    reads as, from the scan's tree (:func:`packed_meaning`); without it the source is read again.
+    ``after``: the text that follows the item in the output up to the next one (a ``---`` and the
+    comments before it), read with it, so that what follows the new text counts as it will when
+    the output is read; what it holds past the item must read as null documents."""
     base = _unpacked(meaning) if meaning is not None else rows(source)[0]
     top = _item(base)
     want = expected(base, top, changes)
     try:
-        got, got_stops = rows(new_text)
+        got, got_stops = rows(new_text + after)
     except YamlError as exc:
         return f"(the whole item: it does not read back: {exc.detail})"
     new_top = _item(got)
-    have = got[new_top:got_stops[new_top]]
-    if want == have:
+    end = got_stops[new_top]
+    have = got[new_top:end]
+    if want == have and all(_is_null_document(row) for row in got[end:]):
         return None
+    if want == have:
+        return "(what follows the item: it reads as more than the item)"
     new_doc, node = parse_item(new_text)
     for i, (a, b) in enumerate(zip(want, have)):
         if a != b:
@@ -239,4 +246,39 @@ def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: b
     return new_doc.path_of(Node(node + min(len(want), len(have)) - 1), node) or "(the item's end)"
 
 
-__all__ = ["difference", "expected", "packed_meaning", "rows", "rows_of"]
+def _is_null_document(row: Row) -> bool:
+    depth, kind, _, value, tag, _ = row
+    return depth == 1 and kind == SCALAR and (tag == "tag:yaml.org,2002:null" or
+                                              (tag is None and isinstance(value, tuple) and value[1] in _NULLS))
+
+
+def frame_difference(data: bytes, ranges: list[tuple[int, int]], cuts: list[tuple[int, int, bytes]],
+                     outputs: list[bytes]) -> tuple[int, int] | None:
+    """None when each output is its range of ``data`` with each span of ``cuts`` replaced by its
+    text and every other byte as it was; else the first byte that differs and which output.
+
+    Why bytes and not meaning: the frame (separators, directives, comments, a List's own keys, the
+    envelope) is never edited, so byte equality is the exact rule, and it also proves that each
+    changed object is followed by the very text its check read it with."""
+    at = 0
+    for part, ((start, end), out) in enumerate(zip(ranges, outputs)):
+        last = part == len(ranges) - 1
+        pos, o = start, 0
+        while at < len(cuts) and (cuts[at][0] < end or (last and cuts[at][0] == end)):
+            a, b, text = cuts[at]
+            for want in (data[pos:a], text):
+                if out[o:o + len(want)] != want:
+                    return o + _first_difference(out[o:o + len(want)], want), part
+                o += len(want)
+            pos, at = b, at + 1
+        rest = data[pos:end]
+        if out[o:] != rest:
+            return o + _first_difference(out[o:], rest), part
+    return None
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+__all__ = ["difference", "expected", "frame_difference", "packed_meaning", "rows", "rows_of"]
