@@ -157,7 +157,7 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
         path = _entry_path(key, k)
         if k in out:
             raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, path)
-        if not doc.key_string(child) or go_timestamp(k) and doc.kplain[child]:
+        if not doc.key_string(child) or (go_timestamp(k) and doc.kplain[child]):
             raise InputError(f"{path} has a key that YAML reads as a number, boolean, null or date; {res.kind} keys "
                              f'must be strings: quote it ("{k}")', res.ref, path)
         value = doc.string(child)
