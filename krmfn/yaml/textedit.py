@@ -249,7 +249,8 @@ def add_entries(doc: Doc, node: Node, entries: tuple[tuple[str, Value], ...], st
     end = doc.content_end(node)
     pos = _line_end(text, end)
     lines = _block_lines(entries, column, step)
-    unended = pos == len(text) and not text.endswith("\n")
+    # the text ends with no line break (as_read may have ended a last line of spaces for libyaml)
+    unended = pos == len(text) and not (doc.source if doc.source is not None else text.encode()).endswith(b"\n")
     leaf = _last_leaf(doc, node)
     if doc.kind[leaf] == SCALAR and doc.style[leaf] in ("|", ">") and (unended or _keeps(text, doc.start[leaf])):
         # a block scalar at the end of an unended text: a line break after it would join its
