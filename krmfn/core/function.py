@@ -16,7 +16,6 @@ from krmfn.core.walk import ReferenceTable
 from krmfn.krm.envelope import (
     ResourceList,
     item_error,
-    prove,
     read_resource_list,
     read_streams,
     render,
@@ -72,13 +71,10 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
         items, results = _rename(rl, prescan, limits, labels, len(data))
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
-    pieces = render(rl, items, results)
-    if not has_errors(results):
-        try:
-            prove(rl, items, [b"".join(pieces)], results)
-        except KrmfnError as exc:
-            return Outcome(render(rl, rl.sources, exc.results), exc.results)
-    return Outcome(pieces, results)
+    try:
+        return Outcome(render(rl, items, results), results)
+    except KrmfnError as exc:
+        return Outcome(render(rl, rl.sources, exc.results, prove=False), exc.results)
 
 
 @dataclass(repr=False, eq=False)
@@ -117,7 +113,6 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
         prescan = Prescan(any(p.deep for p in prescans), any(p.anchors for p in prescans))
         items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))
         outputs = render_streams(rl, items)
-        prove(rl, items, outputs)
     except KrmfnError as exc:
         return StreamsOutcome([], exc.results)
     return StreamsOutcome(outputs, results, rl.sources, items)

@@ -224,18 +224,32 @@ def hint(lines: list[bytes], line: int) -> str:
     return ""
 
 
-def _results_text(results: list[Result]) -> bytes:
-    return results_yaml(results).encode() if results else b""
-
-
-def render(rl: ResourceList, items: list[bytes], results: list[Result]) -> list[bytes]:
+def render(rl: ResourceList, items: list[bytes], results: list[Result], prove: bool = True) -> list[bytes]:
     """The output ResourceList's pieces: envelope as read, ``items`` (one per object), and
     ``results`` (replacing any old ones, so that a run over its own output changes nothing), in
-    the input's form (BOM, CRLF)."""
-    return rl.form.restore(rl.layout.assemble(items, _results_text(results)))
+    the input's form (BOM, CRLF); proven (:func:`_prove`) unless it gives back the input's items."""
+    layout = rl.layout
+    cuts = layout.replacements(items, results_yaml(results).encode() if results else b"")
+    pieces = rl.form.restore(layout.assemble(cuts))
+    if prove:
+        _prove(rl, cuts, [b"".join(pieces)])
+    return pieces
 
 
-def prove(rl: ResourceList, items: list[bytes], outputs: list[bytes], results: list[Result] | None = None) -> None:
+def render_streams(rl: ResourceList, items: list[bytes]) -> list[bytes]:
+    """Each plain stream's output, ``items`` in place of its objects and every other byte as read,
+    in its own form (BOM, CRLF), proven (:func:`_prove`)."""
+    layout = rl.layout
+    cuts = layout.replacements(items, b"")
+    if not layout.parts:
+        outputs = [b"".join(rl.form.restore(layout.assemble(cuts)))]
+    else:
+        outputs = [b"".join(form.restore(pieces)) for form, pieces in zip(rl.forms, layout.assemble_parts(cuts))]
+    _prove(rl, cuts, outputs)
+    return outputs
+
+
+def _prove(rl: ResourceList, cuts: list[tuple[int, int, bytes]], outputs: list[bytes]) -> None:
     """The last check, on the bytes to be written: each output (a stream, a file, the ResourceList)
     is its input with exactly the objects' new texts (and the results) in place, every other byte,
     separators included, as read. With the check of each changed object's text in its window
@@ -243,7 +257,6 @@ def prove(rl: ResourceList, items: list[bytes], outputs: list[bytes], results: l
     layout = rl.layout
     forms = rl.forms or [rl.form]
     ranges = [(a, b) for a, b, _, _ in layout.parts] or [(0, len(layout.data))]
-    cuts = layout.replacements(items, _results_text(results or []))
     wrong = frame_difference(layout.data, ranges, cuts, [form.plain(out) for form, out in zip(forms, outputs)])
     if wrong is not None:
         at, part = wrong
@@ -252,14 +265,5 @@ def prove(rl: ResourceList, items: list[bytes], outputs: list[bytes], results: l
                          "writes nothing rather than a wrong value: please report this with the input")
 
 
-def render_streams(rl: ResourceList, items: list[bytes]) -> list[bytes]:
-    """Each plain stream's output, ``items`` in place of its objects and every other byte as read,
-    in its own form (BOM, CRLF)."""
-    layout = rl.layout
-    if not layout.parts:
-        return [b"".join(rl.form.restore(layout.assemble(items)))]
-    return [b"".join(form.restore(pieces)) for form, pieces in zip(rl.forms, layout.assemble_parts(items))]
-
-
-__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "item_error", "prove", "read_resource_list",
-           "read_streams", "render", "render_streams"]
+__all__ = ["RESOURCE_LIST_VERSIONS", "ResourceList", "YamlError", "item_error", "read_resource_list", "read_streams",
+           "render", "render_streams"]

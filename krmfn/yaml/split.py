@@ -169,14 +169,13 @@ class Cut:
         cuts.sort(key=lambda c: (c[0], c[1]))
         return cuts
 
-    def assemble(self, items: list[bytes], results: bytes = b"") -> list[bytes]:
-        """The output's pieces: the input with each slot replaced and the results replaced (or
-        added at the envelope's end), everything else as it was."""
-        return _pieces(self.data, 0, len(self.data), self.replacements(items, results))
+    def assemble(self, cuts: list[tuple[int, int, bytes]]) -> list[bytes]:
+        """The output's pieces: the input with each span of ``cuts`` (:meth:`replacements`)
+        replaced, everything else as it was."""
+        return _pieces(self.data, 0, len(self.data), cuts)
 
-    def assemble_parts(self, items: list[bytes]) -> list[list[bytes]]:
+    def assemble_parts(self, cuts: list[tuple[int, int, bytes]]) -> list[list[bytes]]:
         """Of several streams read as one, each one's output pieces."""
-        cuts = self.replacements(items, b"")
         out, at = [], 0
         for start, end, _, _ in self.parts:
             mine = []

@@ -6,7 +6,7 @@ the separators people and emitters write (empty lines and comments around ``---`
 ``--- # c``, a trailing space, a BOM, ``%YAML 1.1``, CRLF, no final line break, trailing empty
 lines, comments or ``---`` at the end). Every output is read by libyaml and must be the input as
 libyaml reads the whole stream with exactly krmfn's changes made, each suffix kustomize's for the
-data as read (computed here from field notes §1, not by krmfn's code). The mutation tests break a
+data as read (computed here from kustomize's hasher rule, not by krmfn's code). The mutation tests break a
 splice and a separator on purpose: krmfn's own proof must refuse the output before this test's
 comparison could see it.
 """
@@ -79,7 +79,7 @@ def streams(draw: st.DrawFn) -> bytes:
 
 
 def suffix(data: dict[str, str]) -> str:
-    """kustomize's suffix for a ConfigMap's data (FIELD-NOTES §1), with Go's JSON escapes."""
+    """kustomize's suffix for a ConfigMap's data (api/hasher/hasher.go: sorted JSON with Go's escapes, sha256, ten characters)."""
     encoded = json.dumps({"data": data, "kind": "ConfigMap", "name": ""}, sort_keys=True, separators=(",", ":"),
                          ensure_ascii=False)
     for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
@@ -214,8 +214,8 @@ def test_a_broken_separator_is_refused_by_the_proof(damage, monkeypatch: pytest.
     """A frame damaged while the output is put together is caught before any output."""
     real = split.Cut.assemble
 
-    def broken(self: split.Cut, items: list[bytes], results: bytes = b"") -> list[bytes]:
-        return [damage(b"".join(real(self, items, results)))]
+    def broken(self: split.Cut, cuts: list[tuple[int, int, bytes]]) -> list[bytes]:
+        return [damage(b"".join(real(self, cuts)))]
 
     monkeypatch.setattr(split.Cut, "assemble", broken)
     done = stream.run_stream(SAMPLES[0], None)
