@@ -1,12 +1,17 @@
 """krmfn on many input shapes, against a bare libyaml event pass over the same bytes, measured in one run.
 
 One shape is not a benchmark: a cliff hides in the shape nobody measured. For each shape this
-prints krmfn's whole-process wall time (median of --runs) at each size, the exponent as items grow
-(the slope of log time over log items between the smallest and largest size), and the ratio to a
-bare libyaml event pass (``yaml.parse`` with the C parser, whole process) over the same bytes.
+prints krmfn's whole-process wall time and CPU time (user + system, the forked half included;
+medians of --runs) at each size, the CPU-time exponent as items grow (the slope of log CPU time
+over log items between the smallest and largest size: start-up is fixed and the fork hides CPU
+from wall time, so the wall-clock slope flatters), the wall and CPU ratios to a bare libyaml event
+pass (``yaml.parse`` with the C parser, whole process) over the same bytes at the largest size,
+and peak memory beyond the interpreter's start-up over the input's size.
 
-Budgets (issue #18): exponent <= 1.1 on every shape; <= 2.5x the libyaml pass on the 5,000-item
-base shape; one item <= 100 ms.
+Budgets (issue #34), each flagged OVER when missed: every CPU exponent <= 1.1; memory beyond
+start-up <= 6x the input on every shape; at the largest size, nothing opted in <= 1.5x,
+the real-render shape <= 2x, non-ASCII text and fan-in under each strategy <= 3.5x; one item
+<= 100 ms. The 5,000-item everything-changes budget is benchmarks/bench_function.py's.
 
 Usage: python benchmarks/bench_shapes.py [--runs N] [--sizes 1000,5000,20000] [--shapes base,json,...]
 """
@@ -17,6 +22,7 @@ import argparse
 import compileall
 import json
 import math
+import os
 import random
 import statistics
 import subprocess
@@ -140,6 +146,64 @@ def _documents(n: int) -> str:
     return "".join("---\n" + "".join(line[2:] for line in item.splitlines(keepends=True)) for item in items)
 
 
+def non_ascii(n: int) -> str:
+    """Translated values and typographic quotes throughout, as real CRD descriptions and charts hold."""
+    return base(n).replace('value', 'valeur «été» – naïve’s') + "".join(
+        _cm(n + i, "    greeting: \"こんにちは世界 — ¡hola! ’quoted’\"\n") for i in range(n // 10))
+
+
+def huge_crds(n: int) -> str:
+    """A few very large documents: CRDs of about 1 MB each (one per 500 items: 10 MB at 5,000), with
+    a ’ in their descriptions as published CRDs have, beside a ConfigMap and its Deployment."""
+    props = "".join(f"              f{k}:\n                type: string\n                description: \"the field’s "
+                    f"value, {'x' * 180}\"\n" for k in range(4200))
+    crd = ("- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n"
+           "    name: x{i}.example.com\n  spec:\n    group: example.com\n    versions:\n    - name: v1\n"
+           "      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n" + props)
+    return HEAD + "".join(crd.replace("{i}", str(i)) for i in range(max(1, n // 500))) + _cm(0, "    k: v\n") + \
+        _deploy(1, 0)
+
+
+def _fan_in(n: int, strategy: str = "") -> str:
+    """One ConfigMap read by every other item."""
+    cm = _cm(0, "    k: v\n")
+    if strategy:
+        cm = cm.replace('krmfn.dev/content-hash: "true"', f'krmfn.dev/content-hash: "true"\n      krmfn.dev/strategy: {strategy}')
+    return HEAD + cm + "".join(_deploy(j, 0) for j in range(1, n))
+
+
+def _fan_out(n: int, strategy: str = "") -> str:
+    """One Deployment that reads every ConfigMap."""
+    mark = f"\n      krmfn.dev/strategy: {strategy}" if strategy else ""
+    cms = "".join(_cm(i, "    k: v\n").replace('content-hash: "true"', 'content-hash: "true"' + mark) for i in range(n - 1))
+    refs = "".join(f"          - configMapRef:\n              name: c-{i}\n" for i in range(n - 1))
+    return HEAD + cms + _deploy(n, 0).split("          - configMapRef:")[0] + refs
+
+
+def nothing_opted_in(n: int) -> str:
+    """CRDs, RBAC and workloads, none opted in: the render most runs see."""
+    return big_crds(n).replace('krmfn.dev/content-hash: "true"', 'example.com/team: "a"') + "".join(
+        f"- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata:\n    name: r-{i}\n  rules:\n"
+        f"  - apiGroups: [\"\"]\n    resources: [configmaps]\n    verbs: [get]\n" for i in range(n // 5))
+
+
+def real_render(n: int) -> str:
+    """About 80 % of the bytes CRDs and RBAC, the rest opted-in config and the workloads that read it."""
+    crd = big_crds(max(1, n // 2))[len(HEAD):].replace('krmfn.dev/content-hash: "true"', 'example.com/team: "a"')
+    rbac = "".join(f"- apiVersion: rbac.authorization.k8s.io/v1\n  kind: ClusterRole\n  metadata:\n    name: r-{i}\n"
+                   f"  rules:\n  - apiGroups: [\"\"]\n    resources: [configmaps, secrets]\n    verbs: [get, list]\n"
+                   for i in range(n // 4))
+    config = "".join(_cm(n + i, "    k: v\n    app.yaml: |\n      port: 8080\n") if i % 2 == 0 else
+                     _deploy(n + i, n + i - 1) for i in range(n // 4))
+    return HEAD + crd + rbac + config
+
+
+def kubectl_list(n: int) -> str:
+    """``kubectl get -o yaml`` output: one ``kind: List`` document with ``metadata: {resourceVersion: ""}``."""
+    items = "".join(_indented(_cm(i, "    k: v\n") if i % 2 == 0 else _deploy(i, i - 1), 0) for i in range(n))
+    return f"apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], list[str]]] = {
     "base": (base, []),
     "values-with-List": (values_with_list, []),
@@ -154,18 +218,39 @@ SHAPES: dict[str, tuple[Callable[[int], str], list[str]]] = {
     "secrets": (secrets, []),
     "stable-name": (stable_name, []),
     "--stream": (_documents, ["--stream"]),
+    "non-ASCII": (non_ascii, []),
+    "huge-CRDs": (huge_crds, []),
+    "fan-in": (_fan_in, []),
+    "fan-in-stable": (lambda n: _fan_in(n, "annotation"), []),
+    "fan-out": (_fan_out, []),
+    "fan-out-stable": (lambda n: _fan_out(n, "annotation"), []),
+    "nothing-opted-in": (nothing_opted_in, []),
+    "real-render": (real_render, []),
+    "kubectl-List": (kubectl_list, ["--stream"]),
 }
+# Ratio budgets at the largest size (wall time against the libyaml pass), by shape.
+BUDGETS = {"nothing-opted-in": 1.5, "real-render": 2.0, "non-ASCII": 3.5, "fan-in": 3.5, "fan-in-stable": 3.5}
+MEMORY_BUDGET = 6.0  # peak RSS beyond the interpreter's start-up, over the input's size
 
 
-def run_time(argv: list[str], path: Path, code: str | None = None) -> float:
+def run(argv: list[str], path: Path, code: str | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system of the process and its children) and peak RSS (KiB)."""
     cmd = [PY, "-c", code] if code else [PY, "-m", "krmfn", *argv]
     with path.open("rb") as f:
         start = time.perf_counter()
-        proc = subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = proc.stderr.read() if proc.stderr else b""
+        _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
-    if proc.returncode not in (0,):
-        raise SystemExit(f"{' '.join(cmd)} < {path.name} failed: {proc.stderr.decode()[-400:]}")
-    return elapsed
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} < {path.name} failed: {err.decode()[-400:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def medians(runs: list[tuple[float, float, int]]) -> tuple[float, float, int]:
+    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
+            int(statistics.median(r[2] for r in runs)))
 
 
 def main() -> int:
@@ -178,28 +263,40 @@ def main() -> int:
     compileall.compile_dir(Path(krmfn.__file__).parent, quiet=1)
     sizes = [int(s) for s in args.sizes.split(",")]
     ok = True
-    print(f"{'shape':>20} " + " ".join(f"{f'{n} items':>11}" for n in sizes) + "  exponent  ratio-to-libyaml")
+    print(f"{'shape':>20} " + " ".join(f"{f'{n} items (cpu)':>18}" for n in sizes)
+          + "  cpu-exp  wall-ratio cpu-ratio  mem/input")
     with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp, "one.yaml")
+        one.write_text(HEAD + _cm(0, "    k: v\n"))
+        one_runs = [run([], one) for _ in range(max(3, args.runs))]
+        start_rss = min(r[2] for r in one_runs)  # the interpreter, krmfn's modules and one item
         for name in args.shapes.split(","):
             make, argv = SHAPES[name]
-            times, ratios = [], []
+            walls, cpus, flags = [], [], []
             for n in sizes:
                 path = Path(tmp, f"{name}-{n}.yaml")
                 path.write_text(make(n), encoding="utf-8")
-                argv_n = [*argv, "--max-input-size", "1G"]
-                krmfn_s = statistics.median(run_time(argv_n, path) for _ in range(args.runs))
-                events_s = statistics.median(run_time([], path, EVENTS) for _ in range(args.runs))
-                times.append(krmfn_s)
-                ratios.append(krmfn_s / events_s)
-            exponent = math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0]) if len(sizes) > 1 else 0.0
-            flag = "" if exponent <= 1.1 else "  OVER 1.1"
-            ok = ok and exponent <= 1.1
-            print(f"{name:>20} " + " ".join(f"{t:10.3f}s" for t in times) + f"  {exponent:8.2f}  "
-                  + " ".join(f"{r:.2f}x" for r in ratios) + flag, flush=True)
-        one = Path(tmp, "one.yaml")
-        one.write_text(HEAD + _cm(0, "    k: v\n"))
-        one_s = statistics.median(run_time([], one) for _ in range(max(3, args.runs)))
-        print(f"one item, whole process: {one_s * 1000:.0f} ms (budget 100 ms)")
+                wall, cpu, rss = medians([run([*argv, "--max-input-size", "1G"], path) for _ in range(args.runs)])
+                base_wall, base_cpu, _ = medians([run([], path, EVENTS) for _ in range(args.runs)])
+                walls.append(wall)
+                cpus.append(cpu)
+                size = path.stat().st_size
+            exponent = math.log(cpus[-1] / cpus[0]) / math.log(sizes[-1] / sizes[0]) if len(sizes) > 1 else 0.0
+            memory = max(0, rss - start_rss) * 1024 / size
+            ratio = wall / base_wall
+            if exponent > 1.1:
+                flags.append("exponent OVER 1.1")
+            if memory > MEMORY_BUDGET:
+                flags.append(f"memory OVER {MEMORY_BUDGET:g}x")
+            if name in BUDGETS and ratio > BUDGETS[name]:
+                flags.append(f"ratio OVER {BUDGETS[name]:g}x")
+            ok = ok and not flags
+            print(f"{name:>20} " + " ".join(f"{w:7.3f}s ({c:6.3f}s)" for w, c in zip(walls, cpus))
+                  + f"  {exponent:7.2f}  {ratio:9.2f}x {cpu / base_cpu:8.2f}x  {memory:8.2f}x"
+                  + (f"  {', '.join(flags)}" if flags else ""), flush=True)
+        one_s = statistics.median(r[0] for r in one_runs)
+        ok = ok and one_s <= 0.1
+        print(f"one item, whole process: {one_s * 1000:.0f} ms (budget 100 ms); start-up RSS {start_rss / 1024:.0f} MiB")
     return 0 if ok else 1
 
 
