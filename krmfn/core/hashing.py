@@ -37,9 +37,11 @@ def encode_configmap(data: dict[str, str] | None, binary_data: dict[str, str] | 
 
 def encode_secret(type_: str | None, data: dict[str, str] | None, string_data: dict[str, str] | None) -> str:
     """kustomize's encoding of a Secret for hashing. ``None`` means the field is absent: an absent
-    ``type`` or ``data`` is encoded as ``""``, as kustomize does; ``stringData`` only when present."""
+    ``data`` is encoded as ``""``, as kustomize does; ``stringData`` only when present. An absent
+    ``type`` is ``Opaque``, as the API server defaults it and ``secretGenerator`` writes it, so a
+    hand-written Secret and the generator's give one name for the same data."""
     obj: dict[str, object] = {"data": "" if data is None else data, "kind": "Secret", "name": "",
-                              "type": "" if type_ is None else type_}
+                              "type": "Opaque" if type_ is None else type_}
     if string_data is not None:
         obj["stringData"] = string_data
     return go_json(obj)

@@ -327,3 +327,22 @@ def test_every_emitters_writing_of_a_value_gets_kustomizes_suffix(tmp_path_facto
     assert not has_errors(again.results), [str(r) for r in again.results]
     kept = [o["metadata"]["name"] for o in load_documents(again.stdout)]  # type: ignore[index]
     assert sorted(kept) == sorted(f"v{i}-{suffixes[i]}" for i in range(len(texts))), rendered
+
+
+@pytest.mark.parametrize("type_line", ["", "type: Opaque\n"], ids=["no-type", "Opaque"])
+def test_a_hand_written_secret_gets_the_name_secret_generator_gives(tmp_path, type_line):
+    """A Secret written with no ``type`` hashes as ``Opaque`` (the API server's default, which
+    secretGenerator writes): the same data gets kustomize's name whichever way it is written."""
+    import base64
+    import sys
+
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(
+        {"secretGenerator": [{"name": "creds", "literals": ["user=admin", "pass=s3cr3t"]}]}))
+    rendered = subprocess.run([KUBECTL, "kustomize", str(tmp_path)], capture_output=True, text=True, check=True).stdout
+    generated = yaml.safe_load(rendered)["metadata"]["name"]
+    data = "".join(f"  {k}: {base64.b64encode(v.encode()).decode()}\n" for k, v in (("pass", "s3cr3t"),
+                                                                                    ("user", "admin")))
+    secret = f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n{type_line}data:\n{data}"
+    done = subprocess.run([sys.executable, "-m", "krmfn", "--stream", "--select", "all", "--kinds", "Secret"],
+                          input=secret, capture_output=True, text=True, check=True).stdout
+    assert yaml.safe_load(done)["metadata"]["name"] == generated
