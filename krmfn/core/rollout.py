@@ -109,7 +109,7 @@ WAYS: tuple[Way, ...] = (
     *(Way("monitoring.coreos.com", kind, "spec",
           "rolls out {when}: the operator updates the StatefulSet it runs",
           unless=(_paused("spec.paused", "the operator changes nothing until it is resumed"),))
-      for kind in ("Prometheus", "Alertmanager", "ThanosRuler")),
+      for kind in ("Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler")),
 )
 # By (group, kind); group None: a row for any group. A row for the group itself wins (OpenKruise's StatefulSet).
 _BY_KIND: dict[tuple[str | None, str], Way] = {(w.group, w.kind): w for w in WAYS}

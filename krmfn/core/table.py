@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core.fieldspec import FieldSpec, Has, split_path
+from krmfn.core.monitoring import SELECTORS
 
 # --- shapes: where an object that runs containers names ConfigMaps -------------------------
 
@@ -109,6 +110,7 @@ class Entry:
     namespace_from: str | None = None
     qualified: bool = False
     refers_to: str = "ConfigMap"  # a field row's renamed kind; a shape names every kind of SHAPE_FIELDS
+    summary: str | None = None  # how the docs name a row that is one of many alike (a CRD's selectors)
 
     def specs(self) -> list[FieldSpec]:
         if self.shape is not None:
@@ -190,10 +192,13 @@ BUILTIN: tuple[Entry, ...] = (
             when=_SECRET_KIND),
     _secret("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", "spec/decryption/secretRef/name"),
     _secret("Flux", "kustomize.toolkit.fluxcd.io", "Kustomization", "spec/kubeConfig/secretRef/name"),
-    *(e for kind in ("Prometheus", "Alertmanager", "ThanosRuler") for e in (
+    *(e for kind in ("Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler") for e in (
         Entry("Prometheus Operator", "monitoring.coreos.com", kind, path="spec/configMaps"),
         _secret("Prometheus Operator", "monitoring.coreos.com", kind, "spec/secrets"),
         Entry("Prometheus Operator", "monitoring.coreos.com", kind, "spec", MONITORING_SPEC))),
+    *(Entry("Prometheus Operator", "monitoring.coreos.com", kind, path=f"spec/{path}/name", refers_to=target,
+            summary=f"every {target}KeySelector in `spec` ({len(paths)} fields: krmfn/core/monitoring.py)")
+      for kind, groups in SELECTORS.items() for target, paths in groups for path in paths),
     Entry("KEDA", "keda.sh", "ScaledJob", "spec/jobTargetRef/template/spec", POD_SPEC),
     _secret("KEDA", "keda.sh", "TriggerAuthentication", "spec/secretTargetRef/name"),
     _secret("KEDA", "keda.sh", "ClusterTriggerAuthentication", "spec/secretTargetRef/name"),

@@ -20,6 +20,8 @@ def describe_condition(c: Has) -> str:
 
 def describe(entry: Entry) -> str:
     """One entry in words: a shape at a path, or a field with its conditions."""
+    if entry.summary is not None:
+        return entry.summary
     if entry.shape is not None:
         return f"{entry.shape.name} at `{entry.at}`"
     text = f"`{entry.path}`"
@@ -44,7 +46,8 @@ def markdown_table(entries: Sequence[Entry] = BUILTIN, notices: Sequence[Notice]
     for entry in entries:
         cells = rows.setdefault((entry.project, entry.kind, _group(entry.group)), {k: [] for k in kinds})
         for kind in (kinds if entry.shape is not None else (entry.refers_to,)):
-            cells[kind].append(describe(entry))
+            if describe(entry) not in cells[kind]:
+                cells[kind].append(describe(entry))
     for notice in notices:
         cells = rows.setdefault((notice.project, notice.kind, _group(notice.group)), {k: [] for k in kinds})
         for kind in kinds:

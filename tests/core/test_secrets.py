@@ -37,7 +37,7 @@ def test_the_suffix_is_kustomizes_for_type_data_and_string_data():
 def test_the_worked_example_and_absent_fields():
     assert hashing.encode_secret("my-type", None, None) == '{"data":"","kind":"Secret","name":"","type":"my-type"}'
     assert hashing.kustomize_suffix(hashing.encode_secret("my-type", None, None)) == "5gmgkf8578"
-    assert hashing.encode_secret(None, {}, {"a": "b"}) == '{"data":{},"kind":"Secret","name":"","stringData":{"a":"b"},"type":""}'
+    assert hashing.encode_secret(None, {}, {"a": "b"}) == '{"data":{},"kind":"Secret","name":"","stringData":{"a":"b"},"type":"Opaque"}'
 
 
 @pytest.mark.parametrize("body,field,words", [
