@@ -14,7 +14,7 @@ from krmfn.core.config import Config, Strategy
 from krmfn.core.kinds import plural, reference_kind, renamed_kind
 from krmfn.core.lookup import Index
 from krmfn.core.optin import Mark, describe, skips, valid_name
-from krmfn.core.retention import OPT_IN, retention_annotations
+from krmfn.core.retention import retention_annotations
 from krmfn.core.scan import Hashed, Reference, Scanned, family_of, hash_object
 from krmfn.core.strategy import strategy_of
 from krmfn.krm.resource import Resource
@@ -117,7 +117,7 @@ def _references(index: Index, workload: Resource, refs: list[Reference], target:
 def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) -> str | None:
     """Why a mark does not opt this object in, when something with more say decides otherwise."""
     if target.index in scanned.declined:
-        return f'its own {OPT_IN}: "false" wins'
+        return scanned.declined[target.index]
     if target.kind not in config.kinds:
         wanted = sorted(config.kinds | {target.kind})
         fix = (f"{config.label('kinds')} {','.join(wanted)}" if config.from_shell else

@@ -48,7 +48,7 @@ class _Packed:
     hashed: list[tuple]
     references: dict
     results: list
-    declined: set[int]
+    declined: dict[int, str]
     families: dict[int, str]
     marks: dict
     rollouts: dict

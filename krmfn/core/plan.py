@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config, Strategy
+from krmfn.core.filled import explicit, left_alone, refuse
 from krmfn.core.kinds import plural, reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
@@ -80,9 +81,36 @@ def _trapped(res: Resource, ref: Reference, found: list[tuple[Resource, Hashed |
         trapped.setdefault(r.index, {})[res.ref] = None
 
 
+def _certificates_fill(scanned: Scanned, config: Config, results: list[Result]) -> None:
+    """Take out of the plan each hashed Secret a cert-manager Certificate of the input names as its
+    ``secretName`` (core.table's row): cert-manager writes it at every renewal (core.filled)."""
+    named: dict[tuple[str, str], str] = {}
+    for item, refs in scanned.references.items():
+        res = scanned.resources[item]
+        if res.kind == "Certificate" and res.api_version.startswith("cert-manager.io/"):
+            for ref in refs:
+                if ref.kind == "Secret" and not ref.unplaced:
+                    named.setdefault((res.namespace or config.default_namespace, ref.name), str(res.ref))
+    kept = []
+    for h in scanned.hashed:
+        cert = named.get((h.res.namespace or config.default_namespace, h.original)) if h.res.kind == "Secret" else None
+        if cert is None:
+            kept.append(h)
+            continue
+        why = f"cert-manager fills it ({cert} names it as its secretName)"
+        how = explicit(h.res, h.original, config)
+        if how is not None:
+            raise refuse(h.res, why, how)
+        scanned.declined[h.res.index] = why
+        results.append(left_alone(h.res, why))
+    scanned.hashed[:] = kept
+
+
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
     _check_duplicates(scanned.renamed, item_name, config.default_namespace)
     results = list(scanned.results)
+    if scanned.hashed and any(scanned.resources[i].kind == "Certificate" for i in scanned.references):
+        _certificates_fill(scanned, config, results)
     index = Index.of(scanned, config.algorithm, config.default_namespace)
     missing: set[tuple[int, str, str]] = set()
     marked: dict[int, dict[int, None]] = {}  # objects a mark names beyond the references (stable-name only)

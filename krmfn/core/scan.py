@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from krmfn.core import hashing
 from krmfn.core.config import Config, Strategy
+from krmfn.core.filled import explicit, filled_by, left_alone, refuse
 from krmfn.core.kinds import BY_KIND, RenamedKind, reference_kind, renamed_kind
 from krmfn.core.optin import (
     MARK_BYTES,
@@ -105,7 +106,8 @@ class Scanned:
     hashed: list[Hashed] = field(default_factory=list)
     references: dict[int, list[Reference]] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
-    declined: set[int] = field(default_factory=set)  # objects whose own annotation says "false"
+    # objects never hashed, and why: their own annotation says "false", or a controller fills them (core.filled)
+    declined: dict[int, str] = field(default_factory=dict)
     # Objects not hashed (yet) whose name is a hashed name of the family they record: a mark
     # names them by that family name (item index -> the family name).
     families: dict[int, str] = field(default_factory=dict)
@@ -334,13 +336,22 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     stale = stale_original(res)
     if stale is not None:
         out.results.append(stale)
+    filled = filled_by(res) if kind.kind == "Secret" else None
+    if filled is not None:
+        how = explicit(res, original, config)
+        if how is not None:
+            raise refuse(res, filled, how)
+        out.declined[res.index] = filled
+        if own_choice(res, kind, original, config):  # select, a selector: say why it is not hashed (under -v)
+            out.results.append(left_alone(res, filled))
+        return
     choice = own_choice(res, kind, original, config)
     if choice is None:  # a workload's mark may still opt it in (core.plan)
         if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
     if not choice:
-        out.declined.add(res.index)
+        out.declined[res.index] = f'its own {OPT_IN}: "false" wins'
         if ORIGINAL_NAME in res.annotations:  # krmfn renamed it before: the way out (core.restore)
             from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 

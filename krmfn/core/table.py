@@ -205,6 +205,8 @@ BUILTIN: tuple[Entry, ...] = (
     # Istio: a Gateway's TLS server names the Secret holding its certificate, read in the namespace of
     # the gateway's workload (the Gateway's own in the usual layout, where both sit together).
     _secret("Istio", "networking.istio.io", "Gateway", "spec/servers/tls/credentialName"),
+    # cert-manager writes the Secret a Certificate names at every renewal: never renamed (core.filled).
+    _secret("cert-manager", "cert-manager.io", "Certificate", "spec/secretName"),
     Entry("OpenKruise", "apps.kruise.io", "CloneSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "StatefulSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "DaemonSet", "spec/template/spec", POD_SPEC),
