@@ -70,14 +70,26 @@ def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             raise ConfigError(f"{given} is neither a file nor a directory")
         else:
             raise ConfigError(f"{given} does not exist")
-    seen: set[str] = set()
+    return once(out), sorted(charts)
+
+
+def once(found: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """Each file once, however many names reach it (a path given twice, a symlink, a hard link):
+    by device and inode, the first name kept. A name that reaches nothing (a dangling link a walk
+    found) is kept for the reader, which passes it over as it does any other non-file."""
+    seen: set[tuple[int, int]] = set()
     unique = []
-    for path, explicit in out:
-        key = os.path.realpath(path)
+    for path, explicit in found:
+        try:
+            st = os.stat(path)
+        except OSError:
+            unique.append((path, explicit))
+            continue
+        key = (st.st_dev, st.st_ino)
         if key not in seen:
             seen.add(key)
             unique.append((path, explicit))
-    return unique, sorted(charts)
+    return unique
 
 
 @dataclass

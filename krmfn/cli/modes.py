@@ -282,7 +282,7 @@ def _files(args: argparse.Namespace) -> int:
     try:
         done = write_back([(path, before[path], text) for path, text in outcome.outputs if text != before[path]])
     except Interrupted as exc:
-        say("interrupted: no file was changed")
+        say(exc.state())
         return 128 + exc.signum
     for path in done.leftovers:
         say(f"removed {path}, a temp file an interrupted krmfn run left")

@@ -28,6 +28,8 @@ def read_file(path: str, explicit: bool, limit: int) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)  # a FIFO's open must not wait
     except OSError as exc:
+        if not explicit and os.path.islink(path) and not os.path.exists(path):
+            return None  # a dangling link a walk found: no file, like a FIFO or a device
         raise ConfigError(f"cannot read {path} ({exc.strerror})") from None
     with os.fdopen(fd, "rb") as f:
         mode = os.fstat(fd).st_mode

@@ -2,12 +2,16 @@
 
 Every target is checked before the first write (a regular file or a link to one, writable, and
 unchanged since it was read); each new text goes to a temp file beside the real file, is fsync'ed,
-and is renamed over it, the directory fsync'ed after. If a step fails, or SIGINT/SIGTERM comes,
-the files already replaced get their old text back and no temp file stays. A temp file is named
-``.NAME.krmfn-PID.tmp``: a run finds the ones a killed run left (its PID no longer alive), removes
-them and names them. A file with other hard links, or owned by someone a rename cannot give it
-back to, is written in place instead (after every temp file is complete), so that its links and
-owner stay.
+and is renamed over it, the directory fsync'ed after. If a step fails, or SIGINT, SIGTERM or SIGHUP
+comes, the files already replaced get their old text back and no temp file stays.
+
+The renames and the rollback are a critical section: those signals are held (blocked) there, and
+one that arrived is acted on after, by putting every replaced file back; a second signal during the
+rollback is held too, so the rollback always finishes. The message then says exactly what state
+the tree is in. A temp file is named ``.NAME.krmfn-PID.tmp``: a run finds the ones a killed run left
+(its PID no longer alive), removes them and names them. A file with other hard links, or owned by
+someone a rename cannot give it back to, is written in place instead (after every temp file is
+complete), so that its links and owner stay.
 """
 
 from __future__ import annotations
@@ -24,8 +28,12 @@ from types import FrameType
 from krmfn.results import ConfigError
 
 TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.krmfn-(?P<pid>\d+)\.tmp$")
-# A test hook: deliver this signal to ourselves after the first rename ("TERM", "INT", "KILL").
+# A test hook: deliver signals to ourselves at numbered steps of the write ("TERM:3,INT:5": SIGTERM
+# at the third step, SIGINT at the fifth; a step is a temp file written, a rename, a directory
+# fsync'ed, a file put back). KRMFN_TEST_SIGNAL_AFTER_RENAME=SIG is the older form, after the first rename.
+_SIGNAL_AT = "KRMFN_TEST_SIGNAL_AT"
 _SIGNAL_AFTER_RENAME = "KRMFN_TEST_SIGNAL_AFTER_RENAME"
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def temp_path(real: str) -> str:
@@ -34,11 +42,20 @@ def temp_path(real: str) -> str:
 
 
 class Interrupted(Exception):
-    """SIGINT or SIGTERM during the writes: undo, then exit."""
+    """SIGINT, SIGTERM or SIGHUP during the writes: undone, then exit. ``stuck``: files that could
+    not be put back (the rollback's own failure), which the message names."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, stuck: list[str] | None = None) -> None:
         super().__init__(signum)
         self.signum = signum
+        self.stuck = stuck or []
+
+    def state(self) -> str:
+        """The tree's state in one sentence."""
+        if not self.stuck:
+            return "interrupted: no file was changed"
+        return (f"interrupted: {', '.join(self.stuck)} could not be put back and holds krmfn's new text; every "
+                "other file is as it was")
 
 
 @dataclass
@@ -160,21 +177,42 @@ def _overwrite(path: str, text: bytes) -> None:
         os.close(fd)
 
 
-def _commit(t: _Target) -> None:
+class _Steps:
+    """Numbered steps of a write, for the test hook that signals at one (no hook: nothing)."""
+
+    def __init__(self) -> None:
+        self.at: dict[int, int] = {}
+        spec = os.environ.get(_SIGNAL_AT, "")
+        for part in filter(None, spec.split(",")):
+            name, _, step = part.partition(":")
+            self.at[int(step)] = getattr(signal, f"SIG{name}")
+        self.n = 0
+
+    def __call__(self) -> None:
+        self.n += 1
+        if self.n in self.at:
+            os.kill(os.getpid(), self.at[self.n])
+
+
+def _commit(t: _Target, step: _Steps) -> None:
     if not _unchanged(t):
         raise ConfigError(f"{t.shown} changed while krmfn ran; no file was changed (run krmfn again)")
     if t.in_place:
+        t.replaced = True  # from the first byte written, it needs putting back
         _overwrite(t.real, t.new)
+        step()
     else:
         assert t.temp is not None
         os.replace(t.temp, t.real)
         t.temp = None
+        t.replaced = True  # marked with the rename itself, before the fsync: a failure there still undoes it
+        step()
         _fsync_dir(t.real)
-    t.replaced = True
+        step()
 
 
-def _undo(t: _Target) -> None:
-    """Put the old text back (best effort: the failure being reported matters more)."""
+def _undo(t: _Target, step: _Steps) -> bool:
+    """Put the old text back; False when it could not be (the caller names the file)."""
     try:
         if t.in_place:
             _overwrite(t.real, t.old)
@@ -184,15 +222,38 @@ def _undo(t: _Target) -> None:
             assert back.temp is not None
             os.replace(back.temp, t.real)
             _fsync_dir(t.real)
+        step()
+        return True
     except OSError:
-        pass
+        return False
+
+
+@contextmanager
+def _held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held while the block runs: one that comes waits, pending."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _taken() -> int | None:
+    """The first held signal that arrived (each one taken, so none fires when they are let through)."""
+    first = None
+    while signal.sigpending() & set(HELD):
+        info = signal.sigtimedwait(HELD, 0)
+        if info is None:
+            break
+        first = first or info.si_signo
+    return first
 
 
 @contextmanager
 def _signals_raise() -> Iterator[None]:
     def handler(signum: int, _frame: FrameType | None) -> None:
         raise Interrupted(signum)
-    saved = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved = {s: signal.signal(s, handler) for s in HELD}
     try:
         yield
     finally:
@@ -200,8 +261,19 @@ def _signals_raise() -> Iterator[None]:
             signal.signal(s, h)
 
 
+def _clean(targets: list[_Target]) -> None:
+    for t in targets:
+        if t.temp is not None:
+            try:
+                os.unlink(t.temp)
+            except OSError:
+                pass
+            t.temp = None
+
+
 def write_back(changes: list[tuple[str, bytes, bytes]]) -> WriteOutcome:
-    """Write each (path, text read, new text); raise ConfigError naming the user's file on failure."""
+    """Write each (path, text read, new text); raise ConfigError naming the user's file on failure,
+    Interrupted on a signal (every file as it was, or the ones that could not be put back named)."""
     outcome = WriteOutcome()
     targets = [_check(path, old, new) for path, old, new in changes]
     seen: dict[str, str] = {}
@@ -210,7 +282,10 @@ def write_back(changes: list[tuple[str, bytes, bytes]]) -> WriteOutcome:
             raise ConfigError(f"{t.shown} and {seen[t.real]} are one file; no file was changed")
         seen[t.real] = t.shown
     outcome.leftovers = remove_leftovers({os.path.dirname(t.real) or "." for t in targets})
-    hook = os.environ.get(_SIGNAL_AFTER_RENAME)
+    step = _Steps()
+    after_rename = os.environ.get(_SIGNAL_AFTER_RENAME)
+    if after_rename and len(targets) > 1:  # the older hook: after the first rename, before its fsync
+        step.at[sum(not t.in_place for t in targets) + 1] = getattr(signal, f"SIG{after_rename}")
     with _signals_raise():
         current: _Target | None = None
         try:
@@ -218,22 +293,34 @@ def write_back(changes: list[tuple[str, bytes, bytes]]) -> WriteOutcome:
                 current = t
                 if not t.in_place:
                     _write_temp(t)
-            for i, t in enumerate(targets):
-                current = t
-                _commit(t)
-                if hook and i == 0 and len(targets) > 1:
-                    os.kill(os.getpid(), getattr(signal, f"SIG{hook}"))
+                    step()
         except BaseException as exc:
-            for t in reversed(targets):
-                if t.replaced:
-                    _undo(t)
-                if t.temp is not None:
-                    try:
-                        os.unlink(t.temp)
-                    except OSError:
-                        pass
+            with _held():
+                _clean(targets)
+                late = _taken()
             if isinstance(exc, OSError) and current is not None:
                 raise ConfigError(f"cannot write {current.shown} ({exc.strerror}); no file was changed") from None
+            if late is not None and not isinstance(exc, Interrupted):
+                raise Interrupted(late) from None
             raise
+        with _held():  # the critical section: every rename, or every rename undone
+            try:
+                for t in targets:
+                    current = t
+                    _commit(t, step)
+                signum = _taken()
+                if signum is not None:
+                    raise Interrupted(signum)
+            except BaseException as exc:
+                stuck = [t.shown for t in reversed(targets) if t.replaced and not _undo(t, step)]
+                _clean(targets)
+                signum = _taken()
+                if isinstance(exc, Interrupted):
+                    raise Interrupted(exc.signum, stuck) from None
+                if signum is not None:
+                    raise Interrupted(signum, stuck) from None
+                if isinstance(exc, OSError) and current is not None:
+                    raise ConfigError(f"cannot write {current.shown} ({exc.strerror}); no file was changed") from None
+                raise
     outcome.written = [t.shown for t in targets]
     return outcome

@@ -111,3 +111,30 @@ def test_a_failed_second_rename_puts_the_first_file_back(two: Path) -> None:
     err = one_sentence(done)
     assert str(two / "b" / "deploy.yaml") in err and "Input/output error" in err and ".tmp" not in err
     assert snapshot(two) == before and not temps(two)
+
+
+def test_one_file_under_two_names_is_read_once_and_written_once(two: Path) -> None:
+    """A hard link, a symlink and a path given twice reach one file: one object, one write, the
+    links kept (issue #35 point 2)."""
+    deploy = two / "b" / "deploy.yaml"
+    os.link(deploy, two / "b" / "deploy-link.yml")
+    os.symlink("deploy.yaml", two / "b" / "deploy-symlink.yaml")
+    printed = cli([str(two / "a"), str(two / "b"), str(deploy)])
+    assert printed.returncode == 0, printed.stderr.decode()
+    assert printed.stdout.decode().count("kind: Deployment") == 1
+    done = cli(["-i", str(two / "a"), str(two / "b"), str(deploy)])
+    assert done.returncode == 0, done.stderr.decode()
+    assert "app-config-" in deploy.read_text()
+    assert os.stat(deploy).st_ino == os.stat(two / "b" / "deploy-link.yml").st_ino
+    assert (two / "b" / "deploy-symlink.yaml").is_symlink() and not temps(two)
+
+
+def test_a_dangling_link_a_walk_finds_is_passed_over_and_named_under_v(two: Path) -> None:
+    os.symlink("gone.yaml", two / "b" / "dangling.yaml")
+    done = cli(["-v", str(two / "a"), str(two / "b")])
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"skipped {two / 'b' / 'dangling.yaml'}: not a regular file" in done.stderr.decode()
+    quiet = cli([str(two / "a"), str(two / "b")])
+    assert quiet.returncode == 0 and b"dangling" not in quiet.stderr
+    named = cli([str(two / "b" / "dangling.yaml")])  # named on the command line: an error, in one line
+    assert named.returncode == 2 and b"dangling.yaml" in named.stderr
