@@ -130,3 +130,22 @@ class Where:
 
     def error(self, problem: str) -> ConfigError:
         return ConfigError(f"{self.name} {problem}", self.resource, self.path)
+
+
+def shown(value: object) -> str:
+    """A value in a message as the user wrote it, in YAML's words (never a Python repr)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, int):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"'{value}'" if len(value) <= 80 else f"'{value[:77]}...'"
+    if isinstance(value, dict):
+        return "a map"
+    if isinstance(value, list):
+        return "a list"
+    return "a value of another type"

@@ -34,8 +34,8 @@ from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.kinds import BY_KIND, DEFAULT_KINDS
 from krmfn.core.retention import RETENTION
 from krmfn.core.selector import LabelSelector, parse_selector
-from krmfn.krm.data import load_documents, to_data
-from krmfn.results import ConfigError, ResourceRef, Where
+from krmfn.krm.data import DuplicateKey, load_documents, typed_data
+from krmfn.results import ConfigError, ResourceRef, Where, shown
 from krmfn.yaml.tree import Doc, Node, YamlError
 
 API_VERSION = "fn.krmfn.dev/v1alpha1"
@@ -98,12 +98,24 @@ class Config:
         return next((label for k, label in self.labels if k == key), FLAG_OF.get(key, key))
 
 
+# The most entries a list option takes: far above any real use, low enough that a generated or
+# hostile config gets one sentence rather than a long run.
+MAX_LIST = 10_000
+
+
 def _as_list(value: object, at: Where) -> list[str]:
     if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
-    raise at.error("must be a list of strings or a comma-separated string")
+        items = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, list):
+        bad = next((i for i, v in enumerate(value) if not isinstance(v, str)), None)
+        if bad is not None:
+            raise at.error(f"must be a list of strings; entry {bad} is {shown(value[bad])} (quote it)")
+        items = value
+    else:
+        raise at.error(f"must be a list of strings or a comma-separated string, not {shown(value)}")
+    if len(items) > MAX_LIST:
+        raise at.error(f"has {len(items):,} entries, over the limit of {MAX_LIST:,}")
+    return items
 
 
 def _as_bool(value: object, at: Where) -> bool:
@@ -111,20 +123,20 @@ def _as_bool(value: object, at: Where) -> bool:
         return True
     if value in ("false", "False", False):
         return False
-    raise at.error(f"must be true or false, not {value!r}")
+    raise at.error(f"must be true or false, not {shown(value)}")
 
 
 def _one_of(value: object, choices: tuple[str, ...], at: Where) -> str:
-    if value not in choices:
-        raise at.error(f"must be one of {', '.join(choices)}, not {value!r}")
-    return str(value)
+    if not isinstance(value, str) or value not in choices:
+        raise at.error(f"must be one of {', '.join(choices)}, not {shown(value)}")
+    return value
 
 
 def _subset(value: object, choices: tuple[str, ...], what: str, at: Where) -> frozenset[str]:
     items = _as_list(value, at)
     for item in items:
         if item not in choices:
-            raise at.error(f"has unknown {what} {item!r}; known: {', '.join(choices)}")
+            raise at.error(f"has unknown {what} {shown(item)}; known: {', '.join(choices)}")
     return frozenset(items)
 
 
@@ -139,13 +151,14 @@ def _retention(value: object, at: Where) -> tuple[str, ...]:
     targets = _as_list(value, at)
     for target in targets:
         if target not in RETENTION:
-            raise at.error(f"has unknown target {target!r}; known: {', '.join(RETENTION)}")
+            raise at.error(f"has unknown target {shown(target)}; known: {', '.join(RETENTION)}")
     return tuple(dict.fromkeys(targets))
 
 
 def _namespace(value: object, at: Where) -> str:
     if not isinstance(value, str) or not re.fullmatch(_NAMESPACE, value):
-        raise at.error(f"must be a namespace name (lowercase letters, digits and '-', at most 63), not {value!r}")
+        raise at.error(f"must be a namespace name (lowercase letters, digits and '-', at most 63), not "
+                       f"{shown(value)}")
     return value
 
 
@@ -236,16 +249,24 @@ def read_config(doc: Doc, node: Node | None, labels: Mapping[str, str] | None = 
         return Config(labels=None if labels is None else tuple(labels.items()))
     if not doc.is_map(node):
         raise ConfigError(f"functionConfig is {doc.describe(node)}, not an object")
-    ref, fields = config_fields(to_data(doc, node))
+    try:
+        data = typed_data(doc, node)
+    except DuplicateKey as exc:
+        raise ConfigError(f"functionConfig has the key \"{exc.key}\" twice{f' in {exc.path}' if exc.path else ''}; "
+                          "keep one (kubectl's strict decoding refuses it too)", None, exc.path or exc.key) from None
+    ref, fields = config_fields(data)
     return parse_fields(fields, ref, labels=labels)
 
 
 def load_yaml_file(text: bytes, what: str) -> object:
     """The one document of a small YAML file (a config or field-spec file) as plain data."""
     try:
-        docs = load_documents(text)
+        docs = load_documents(text, typed=True)
     except YamlError as exc:
         raise ConfigError(f"{what} is {exc.message}") from None
+    except DuplicateKey as exc:
+        raise ConfigError(f"{what} has the key \"{exc.key}\" twice{f' in {exc.path}' if exc.path else ''}; "
+                          "keep one") from None
     if len(docs) != 1:
         raise ConfigError(f"{what} holds {len(docs)} YAML documents; expected one")
     return docs[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from krmfn.results import Where
+from krmfn.results import Where, shown
 
 # Operators as kubectl spells them in the text form, and what each means here.
 _EXACT = {"=": "In", "==": "In", "!=": "NotIn", ">": "Gt", "<": "Lt"}
@@ -109,8 +109,8 @@ def _lex(text: str) -> list[tuple[str, str]]:
         tokens.append((word if word in _KEYWORDS else "id", word))
 
 
-def _shown(literal: str) -> str:
-    return "the end" if literal == END else repr(literal)
+def _token(literal: str) -> str:
+    return "the end" if literal == END else f'"{literal}"'
 
 
 class _Parser:
@@ -136,15 +136,15 @@ class _Parser:
             if kind == END:
                 return requirements
             if kind not in ("id", "!"):
-                raise _Refused(f"found {_shown(literal)} where a key or ! should be")
+                raise _Refused(f"found {_token(literal)} where a key or ! should be")
             requirements.append(self.requirement())
             kind, literal = self.take()
             if kind == END:
                 return requirements
             if kind != ",":
-                raise _Refused(f"found {_shown(literal)} where a comma or the end should be")
+                raise _Refused(f"found {_token(literal)} where a comma or the end should be")
             if self.peek()[0] not in ("id", "!"):
-                raise _Refused(f"found {_shown(self.peek()[1])} where a key should follow a comma")
+                raise _Refused(f"found {_token(self.peek()[1])} where a key should follow a comma")
 
     def requirement(self) -> Requirement:
         absent = self.peek()[0] == "!"
@@ -152,7 +152,7 @@ class _Parser:
             self.take()
         kind, key = self.take()
         if kind != "id":
-            raise _Refused(f"found {_shown(key)} where a key should be")
+            raise _Refused(f"found {_token(key)} where a key should be")
         _check_key(key)
         if absent:
             return Requirement(key, "DoesNotExist")
@@ -162,7 +162,7 @@ class _Parser:
         if kind in _SETS:
             return Requirement(key, _SETS[kind], _check_values(key, self.value_set()))
         if kind not in _EXACT:
-            raise _Refused(f"found {_shown(literal)} after the key {key!r} where an operator should be "
+            raise _Refused(f"found {_token(literal)} after the key {key!r} where an operator should be "
                            "(in, notin, =, ==, !=, >, <)")
         value = self.exact_value()
         _check_values(key, (value,))
@@ -173,14 +173,14 @@ class _Parser:
     def value_set(self) -> tuple[str, ...]:
         kind, literal = self.take()
         if kind != "(":
-            raise _Refused(f"found {_shown(literal)} where '(' should be")
+            raise _Refused(f"found {_token(literal)} where '(' should be")
         values: list[str] = []
         kind, literal = self.peek()
         if kind == ")":  # "()" is the set of the empty value
             self.take()
             return ("",)
         if kind not in ("id", ","):
-            raise _Refused(f"found {_shown(literal)} where a value, a comma or ')' should be")
+            raise _Refused(f"found {_token(literal)} where a value, a comma or ')' should be")
         while True:  # values and commas; an empty entry is the empty value
             kind, literal = self.take()
             if kind == "id":
@@ -189,7 +189,7 @@ class _Parser:
                 if kind == ")":
                     break
                 if kind != ",":
-                    raise _Refused(f"found {_shown(after)} where a comma or ')' should be")
+                    raise _Refused(f"found {_token(after)} where a comma or ')' should be")
             elif kind == ",":
                 if not values:
                     values.append("")  # "(,"
@@ -200,7 +200,7 @@ class _Parser:
                 if following == ",":
                     values.append("")  # ",,"
             else:
-                raise _Refused(f"found {_shown(literal)} where a value or a comma should be")
+                raise _Refused(f"found {_token(literal)} where a value or a comma should be")
         self.take()  # the ")"
         return tuple(dict.fromkeys(values))
 
@@ -210,7 +210,7 @@ class _Parser:
             return ""
         kind, literal = self.take()
         if kind != "id":
-            raise _Refused(f"found {_shown(literal)} where a value should be")
+            raise _Refused(f"found {_token(literal)} where a value should be")
         return literal
 
 
@@ -251,12 +251,36 @@ def parse_selector(value: object, at: Where) -> LabelSelector:
         raise at.error("must be a label selector (matchLabels/matchExpressions) or a selector string")
     unknown = set(value) - {"matchLabels", "matchExpressions"}
     if unknown:
-        raise at.error(f"has unknown field {sorted(unknown)[0]!r}")
-    reqs = [Requirement(k, "In", (v,)) for k, v in sorted((value.get("matchLabels") or {}).items())]
-    for expr in value.get("matchExpressions") or []:
-        op = expr.get("operator") if isinstance(expr, dict) else None
-        if op not in ("In", "NotIn", "Exists", "DoesNotExist") or not expr.get("key"):
-            raise at.error(f"matchExpressions entry {expr!r} needs a key and an operator In, NotIn, Exists or "
-                           "DoesNotExist")
-        reqs.append(Requirement(expr["key"], op, tuple(expr.get("values") or ())))
+        raise at.error(f"has unknown field \"{sorted(unknown)[0]}\"; a label selector has matchLabels and "
+                       "matchExpressions")
+    labels = value.get("matchLabels") or {}
+    if not isinstance(labels, dict):
+        raise at.error("matchLabels must be a map of label keys to values")
+    for k, v in labels.items():
+        if not isinstance(v, str):
+            raise at.error(f"matchLabels.{k} must be one label value (a string), not {shown(v)}")
+    reqs = [Requirement(k, "In", (v,)) for k, v in sorted(labels.items())]
+    exprs = value.get("matchExpressions") or []
+    if not isinstance(exprs, list):
+        raise at.error("matchExpressions must be a list of {key, operator, values}")
+    for i, expr in enumerate(exprs):
+        where = f"matchExpressions[{i}]"
+        if not isinstance(expr, dict):
+            raise at.error(f"{where} must be a map of key, operator and values, not {shown(expr)}")
+        extra = set(expr) - {"key", "operator", "values"}
+        if extra:
+            raise at.error(f"{where} has unknown field \"{sorted(extra)[0]}\"; it takes key, operator and values")
+        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values")
+        if not isinstance(key, str) or not key:
+            raise at.error(f"{where} needs a key (a label key)")
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            raise at.error(f"{where}.operator must be In, NotIn, Exists or DoesNotExist, not {shown(op)}")
+        if values is not None and (not isinstance(values, list) or not all(isinstance(v, str) for v in values)):
+            raise at.error(f"{where}.values must be a list of strings")
+        if op in ("In", "NotIn") and not values:
+            raise at.error(f"{where} uses {op}, which needs values (one or more label values)")
+        if op in ("Exists", "DoesNotExist") and values:
+            raise at.error(f"{where} uses {op}, which takes no values")
+        reqs.append(Requirement(key, op, tuple(values or ())))
     return LabelSelector(tuple(reqs))
+

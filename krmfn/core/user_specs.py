@@ -15,7 +15,7 @@ import re
 from krmfn.core.fieldspec import FieldSpec, Has, split_path
 from krmfn.core.kinds import BY_KIND
 from krmfn.krm.data import load_documents
-from krmfn.results import Where
+from krmfn.results import Where, shown
 from krmfn.yaml.tree import YamlError
 
 # The top-level keys of a kustomize ``configurations:`` file (TransformerConfig); only
@@ -28,6 +28,12 @@ _KIND = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _VERSION = re.compile(r"[a-z0-9]+")
 _KEY = re.compile(r"[^\[\]]+(\[\])?")
+
+
+# Limits on what a user's field specs may hold, each refused in one sentence: a path deeper than any
+# object krmfn reads (krm.limits.DEFAULT_MAX_DEPTH), and more specs than any configuration needs.
+MAX_PATH = 64
+MAX_SPECS = 10_000
 
 
 def parse_field_specs(value: object, at: Where) -> list[FieldSpec]:
@@ -59,6 +65,8 @@ def parse_field_specs(value: object, at: Where) -> list[FieldSpec]:
     if not isinstance(value, list):
         raise at.error("must be a list of field specs ({kind, group, version, path}), "
                          "a kustomize nameReference list, or a kustomize configuration")
+    if len(value) > MAX_SPECS:
+        raise at.error(f"has {len(value):,} field specs, over the limit of {MAX_SPECS:,}")
     specs: list[FieldSpec] = []
     for i, entry in enumerate(value):
         if isinstance(entry, dict) and "fieldSpecs" in entry:
@@ -96,6 +104,8 @@ def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
     specs = entry.get("fieldSpecs") or []
     if not isinstance(specs, list):
         raise at.error(f"{where} (kind {kind}): fieldSpecs must be a list")
+    if len(specs) > MAX_SPECS:
+        raise at.error(f"{where} (kind {kind}) has {len(specs):,} field specs, over the limit of {MAX_SPECS:,}")
     # A SealedSecret or an ExternalSecret is named as the Secret it makes: its fieldSpecs name that Secret.
     return [_field_spec(spec, f"{where} fieldSpecs[{j}]", at, renamed.reference_kind) for j, spec in enumerate(specs)]
 
@@ -105,7 +115,7 @@ def _field_spec(entry: object, where: str, at: Where, refers_to: str = "ConfigMa
     if not isinstance(entry, dict):
         raise at.error(f"{where} is not a map {{kind, group, version, path}}")
     kind, path = entry.get("kind"), entry.get("path")
-    name = f"{where} (kind {kind or '?'}, " + (f"path {path!r})" if path else "no path)")
+    name = f"{where} (kind {kind or '?'}, " + (f"path {shown(path)})" if path else "no path)")
     unknown = [k for k in entry if k not in SPEC_KEYS]
     if unknown:
         raise at.error(f"{name} has unknown key {unknown[0]!r}; a field spec has {', '.join(SPEC_KEYS)}")
@@ -123,8 +133,12 @@ def _field_spec(entry: object, where: str, at: Where, refers_to: str = "ConfigMa
                              f"{'argoproj.io' if key == 'group' else 'v1alpha1'})")
     if not isinstance(path, str) or not path:
         raise at.error(f"{name} needs a path, such as spec/template/spec/volumes/configMap/name")
+    segments = split_path(path)
+    if len(segments) > MAX_PATH:  # no object krmfn reads nests deeper (krm.limits), so none could match
+        raise at.error(f"{name}: the path has {len(segments)} segments, over the limit of {MAX_PATH} (no object "
+                       "krmfn reads nests deeper)")
     keys = []
-    for key in split_path(path):
+    for key in segments:
         if not _KEY.fullmatch(key):
             problem = "an empty segment" if not key else f"the segment {key!r}"
             raise at.error(f"{name}: the path has {problem}; a path is keys separated by /, lists are "

@@ -12,10 +12,55 @@ from krmfn.yaml.scalars import scalar
 from krmfn.yaml.tree import Doc, Node
 
 
-def load_documents(text: bytes) -> list[object]:
-    """Every YAML document in ``text`` as plain data. Raises YamlError when it cannot be read."""
+def load_documents(text: bytes, typed: bool = False) -> list[object]:
+    """Every YAML document in ``text`` as plain data (``typed``: as :func:`typed_data` reads it).
+    Raises YamlError when it cannot be read."""
     doc = Doc.parse(text)
-    return [to_data(doc, node) for node in doc.documents()]
+    read = typed_data if typed else to_data
+    return [read(doc, node) for node in doc.documents()]
+
+
+class DuplicateKey(ValueError):
+    """A map with one key twice, where strict decoding (kubectl's) refuses it: the key and its path."""
+
+    def __init__(self, key: str, path: str):
+        super().__init__(key, path)
+        self.key = key
+        self.path = path
+
+
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+
+
+def typed_data(doc: Doc, node: Node, path: str = "") -> object:
+    """Plain Python data as a typed decoder reads it: a plain ``5`` is a number, ``true`` a
+    boolean, ``~`` null (text otherwise); a key written twice raises DuplicateKey, naming it."""
+    node = doc.resolve(node)
+    if doc.is_map(node):
+        out: dict[str, object] = {}
+        for k, c in doc.items(node):
+            if k in out:
+                raise DuplicateKey(k, path)
+            out[k] = typed_data(doc, c, f"{path}.{k}" if path else k)
+        return out
+    if doc.is_seq(node):
+        return [typed_data(doc, c, f"{path}[{i}]") for i, c in enumerate(doc.children(node))]
+    if doc.is_null(node):
+        return None
+    text = doc.string(node)
+    if text is not None:
+        return text
+    raw = doc.str(node) or ""
+    if raw in _BOOLS:
+        return _BOOLS[raw]
+    try:
+        return int(raw.replace("_", ""), 0)
+    except ValueError:
+        pass
+    try:
+        return float(raw.replace("_", ""))
+    except ValueError:
+        return raw  # yes/no, on/off and the like: YAML 1.1 booleans, which a typed field refuses as text
 
 
 def to_data(doc: Doc, node: Node) -> object:

@@ -72,3 +72,35 @@ def test_label_selector_strings(text, labels, expected):
 def test_empty_selector_selects_nothing():
     assert not LabelSelector().matches({"a": "b"})
     assert LabelSelector((Requirement("a", "Exists"),)).matches({"a": ""})
+
+
+TYPED = "apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: c}\n"
+
+
+@pytest.mark.parametrize("fields,field,fragment", [
+    ("select: all\nselect: annotated", "select", 'the key "select" twice'),
+    ("selector:\n  matchLabels: {tier: web}\n  matchLabels: {tier: api}", "selector", 'the key "matchLabels" twice in selector'),
+    ("selector: {matchLabels: {tier: [web]}}", "selector", "matchLabels.tier must be one label value (a string), not a list"),
+    ("selector: {matchExpressions: [{key: tier, operator: In}]}", "selector", "uses In, which needs values"),
+    ("selector: {matchExpressions: [{key: tier, operator: Exists, values: [a]}]}", "selector", "takes no values"),
+    ("selector: {matchExpressions: [tier]}", "selector", "matchExpressions[0] must be a map"),
+    ("selector: {matchExpressions: [{key: tier, operator: In, values: [a], extra: 1}]}", "selector", 'unknown field "extra"'),
+    ("names: [1, 2]", "names", "entry 0 is the number 1 (quote it)"),
+    ("names: {a: b}", "names", "not a map"),
+    ("defaultNamespace: 5", "defaultNamespace", "not the number 5"),
+    ("suffixJobs: 3", "suffixJobs", "must be true or false, not the number 3"),
+    ("kinds: []", "kinds", "names no kind"),
+    ("select: [all]", "select", "not a list"),
+    ("fieldSpecs: [{kind: Foo, path: " + "/".join(["a"] * 500) + "}]", "fieldSpecs", "500 segments, over the limit of 64"),
+    ("names: [" + ",".join(f"n{i}" for i in range(10_001)) + "]", "names", "10,001 entries, over the limit of 10,000"),
+])
+def test_the_function_config_is_read_as_strictly_as_kubectl_decodes(fields, field, fragment):
+    """Duplicate keys, unknown fields, wrong types and empty required lists: an error naming the
+    field and what it takes, in plain words (no Python reprs), and one sentence for every limit."""
+    out = config_of(TYPED + fields)
+    assert exit_code(out) == 1, out.results
+    [error] = [r for r in out.results if r.severity == "error"]
+    assert fragment in error.message, error.message
+    assert error.field_path.startswith(field) or field in error.message
+    assert "{'" not in error.message and "['" not in error.message and "\n" not in error.message
+    assert len(error.message) < 400  # one sentence, whatever the input's size
