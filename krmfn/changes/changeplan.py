@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from krmfn.core import rollout
 from krmfn.core.kinds import BY_KIND, RENAMED
+from krmfn.core.optin import RELOADER_AUTO, RELOADER_LISTS
 from krmfn.core.retention import FAMILY, ORIGINAL_NAME
 from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
 from krmfn.core.walk import ReferenceTable, find
@@ -101,11 +102,16 @@ class Roll:
     reads: dict[str, list[str]]  # "Kind name" -> changed keys it reads ([ALL]: every key)
     reads_changed: bool
     template_changes: bool
+    # What rolls it when an object it reads changes: krmfn's hash at render, by object ("ConfigMap
+    # app"); Reloader, by the objects its reload annotations name (or its blanket auto mark).
+    at_render: tuple[str, ...] = ()
+    at_rotation: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "namespace": self.namespace, "name": self.name, "category": self.category,
                 "field": self.field, "text": self.text, "replicas": self.replicas, "reads": self.reads,
-                "readsChangedKeys": self.reads_changed, "templateChanges": self.template_changes}
+                "readsChangedKeys": self.reads_changed, "templateChanges": self.template_changes,
+                "rollsAtRender": list(self.at_render), "rollsAtRotation": list(self.at_rotation)}
 
 
 @dataclass
@@ -342,6 +348,23 @@ def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]
     return reads
 
 
+def _rolls_on(obj: Obj, table: ReferenceTable, hashed: dict[tuple[str, str, str], str]
+              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What rolls a workload when what it reads changes: the objects krmfn hashed (at render), and
+    those its Reloader annotations name (at rotation: core.rotation writes them under rotation: reloader)."""
+    reads = reads_of(obj, table)
+    at_render = tuple(sorted({f"{kind} {hashed[(kind, obj.namespace, name)]}" for kind, name in reads
+                              if (kind, obj.namespace, name) in hashed}))
+    meta = obj.data.get("metadata") if isinstance(obj.data.get("metadata"), dict) else {}
+    notes = meta.get("annotations") if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict) else {}
+    assert isinstance(notes, dict)
+    if any(notes.get(key) == "true" for key in RELOADER_AUTO):
+        return at_render, ("every ConfigMap and Secret it reads (reloader.stakater.com/auto)",)
+    at_rotation = tuple(f"{kind} {name.strip()}" for key, kind in RELOADER_LISTS.items()
+                        for name in str(notes.get(key) or "").split(",") if name.strip())
+    return at_render, at_rotation
+
+
 def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) -> ChangePlan:
     """Pair the two renders' objects, and say what changed and who rolls."""
     table = table or ReferenceTable.builtin()
@@ -357,6 +380,8 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
             if name:
                 by_name[(BY_KIND[c.kind].reference_kind, c.namespace, name)] = c
     old_workloads = {(o.kind, o.namespace, o.name): o for o in old if o.kind not in CONFIG_KINDS}
+    hashed = {(BY_KIND[o.kind].reference_kind, o.namespace, _made(o) or o.name): o.family for o in new
+              if o.kind in CONFIG_KINDS and o.family != o.name}  # krmfn renamed it: it rolls at render
     rolls = []
     for obj in new:
         if obj.kind in CONFIG_KINDS or rollout.way(obj.api_version, obj.kind) is None:
@@ -385,8 +410,9 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
         if not template_changes:
             category, text = "no-roll", ("does not roll: its pod template does not change, so running pods keep "
                                          "the old values until they restart")
+        at_render, at_rotation = _rolls_on(obj, table, hashed)
         rolls.append(Roll(obj.kind, obj.namespace, obj.name, category, text, found[1], _replicas(obj), reads,
-                          reads_changed, template_changes))
+                          reads_changed, template_changes, at_render, at_rotation))
     return ChangePlan(configs, rolls)
 
 

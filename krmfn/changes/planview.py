@@ -24,6 +24,14 @@ def _reads(r: Roll) -> str:
     return f"reads {'; '.join(parts)}"
 
 
+def _rolls_on(r: Roll) -> str:
+    """What rolls a workload, at render and at rotation (docs/rotation.md)."""
+    render = f"rolls at render on: {', '.join(r.at_render)}" if r.at_render else "rolls at render on nothing it reads"
+    rotation = (f"rolls at rotation via Reloader on: {', '.join(r.at_rotation)}" if r.at_rotation else
+                "nothing rolls it at rotation")
+    return f"{render}; {rotation}"
+
+
 def _config_lines(c: ConfigChange) -> list[str]:
     head = f"{c.kind} {_where(c.namespace, c.family)}"
     if c.status != "changed":
@@ -52,6 +60,8 @@ def text(p: ChangePlan) -> str:
         out.append(f"  {r.kind} {_where(r.namespace, r.name)} [{r.category}{replicas}]: {r.text}")
         if r.template_changes:
             out.append(f"    {_reads(r)}")
+        if r.at_render or r.at_rotation:
+            out.append(f"    {_rolls_on(r)}")
     return "\n".join(out) + "\n"
 
 
@@ -78,8 +88,10 @@ def markdown(p: ChangePlan) -> str:
     out += ["", "| Workload | Replicas | How it rolls | Reads |", "|---|---|---|---|"]
     for r in p.rolls:
         how = f"{_ICON.get(r.category, '')} **{r.category}**: {r.text}".replace("|", "\\|")
-        out.append(f"| {r.kind} `{_where(r.namespace, r.name)}` | {r.replicas or '-'} | {how} | "
-                   f"{_reads(r) if r.template_changes else '-'} |")
+        reads = _reads(r) if r.template_changes else "-"
+        if r.at_render or r.at_rotation:
+            reads += f"<br>{_rolls_on(r)}"
+        out.append(f"| {r.kind} `{_where(r.namespace, r.name)}` | {r.replicas or '-'} | {how} | {reads} |")
     if not p.rolls:
         out.append("| none reads a changed object | | | |")
     return "\n".join(out) + "\n"

@@ -28,7 +28,7 @@ from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
 from krmfn.cli.writeback import Interrupted, write_back
-from krmfn.core.config import AUDIT_LEVELS, STRATEGIES, read_config_file
+from krmfn.core.config import AUDIT_LEVELS, ROTATIONS, STRATEGIES, read_config_file
 from krmfn.core.hashing import ALGORITHMS
 from krmfn.core.kinds import RENAMED
 from krmfn.core.retention import RETENTION
@@ -66,7 +66,7 @@ modes:
 
 environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
   KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_STRATEGY,
-  KRMFN_DEFAULT_NAMESPACE, KRMFN_AUDIT, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
+  KRMFN_DEFAULT_NAMESPACE, KRMFN_AUDIT, KRMFN_ROTATION, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
 
 """
 
@@ -110,6 +110,10 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--audit", choices=AUDIT_LEVELS,
                    help="config read through env, envFrom or a subPath mount that nothing rolls, and immutable "
                         "objects that keep their names: warn (default), info, or off (not looked for)")
+    g.add_argument("--rotation", choices=ROTATIONS,
+                   help="what rolls a workload when something it reads changes outside Git (an ExternalSecret's "
+                        "target, a certificate, another team's Secret): off (default), or reloader (krmfn writes "
+                        "Reloader's reload annotations naming exactly those objects)")
     g.add_argument("--field-specs", metavar="FILE",
                    help="more places that name ConfigMaps: a YAML list of {kind, group, version, path}, or a "
                         "kustomize nameReference configuration")
@@ -176,7 +180,7 @@ def main(argv: list[str]) -> int:
         return guarded(lambda: _files(args) if args.paths else _stream(args), args.debug)
     given = [f"--{k.replace('_', '-')}" for k in ("select", "names", "selector", "kinds", "honor", "algorithm",
                                                   "retention", "suffix_jobs", "strategy", "default_namespace",
-                                                  "audit", "field_specs", "config")
+                                                  "audit", "rotation", "field_specs", "config")
              if getattr(args, k) is not None]
     if given:
         return _usage(f"{given[0]} applies to FILE|DIR, --stream, helm and plugin modes; a ResourceList "
@@ -215,7 +219,7 @@ def _function_config(args: argparse.Namespace,
         specs = read_field_specs(_read(args.field_specs, "field specs file", _variable(args, "field_specs")),
                                  args.field_specs)
     flags = Flags(args.select, args.names, args.selector, args.algorithm, args.retention, args.suffix_jobs, specs,
-                  args.kinds, args.honor, args.strategy, args.default_namespace, args.audit)
+                  args.kinds, args.honor, args.strategy, args.default_namespace, args.audit, args.rotation)
     given = flags.fields()
     fields.update(given)
     named = labels(given, getattr(args, "from_environment", set()))
@@ -303,8 +307,8 @@ def _helm(argv: list[str]) -> int:
     try:
         if "max_input_size" in env and args.max_input_size is None:
             args.max_input_size = parse_size(env["max_input_size"], "KRMFN_MAX_INPUT_SIZE")
-        for key in ("select", "selector", "algorithm", "strategy", "default_namespace", "audit", "field_specs",
-                    "config"):
+        for key in ("select", "selector", "algorithm", "strategy", "default_namespace", "audit", "rotation",
+                    "field_specs", "config"):
             if getattr(args, key) is None and key in env:
                 setattr(args, key, env[key])
                 args.from_environment.add(key)

@@ -32,6 +32,7 @@ ENVIRONMENT = {
     "KRMFN_STRATEGY": "strategy",
     "KRMFN_DEFAULT_NAMESPACE": "default_namespace",
     "KRMFN_AUDIT": "audit",
+    "KRMFN_ROTATION": "rotation",
     "KRMFN_FIELD_SPECS": "field_specs",
     "KRMFN_CONFIG": "config",
     "KRMFN_MAX_INPUT_SIZE": "max_input_size",
@@ -72,6 +73,7 @@ class Flags:
     strategy: str | None = None
     default_namespace: str | None = None
     audit: str | None = None
+    rotation: str | None = None
 
     def fields(self) -> dict[str, object]:
         """The functionConfig fields these flags set, in ConfigMap-form strings."""
@@ -99,6 +101,8 @@ class Flags:
             out["defaultNamespace"] = self.default_namespace
         if self.audit is not None:
             out["audit"] = self.audit
+        if self.rotation is not None:
+            out["rotation"] = self.rotation
         return out
 
 

@@ -25,8 +25,8 @@ class Parser(argparse.ArgumentParser):
         self.exit(USAGE, f"{PREFIX}: {message}{self._nearest(message)} (see {self.prog} --help)\n")
 
     def _nearest(self, message: str) -> str:
-        """For a misspelt flag (``--retain``), the flag probably meant: one that it begins, else the
-        closest spelling. argparse itself names only the argument it did not know."""
+        """For a misspelt flag (``--retain``), the flag probably meant: one that it begins, else of the
+        closest spellings the one that begins most like it. argparse names only the argument it did not know."""
         if not message.startswith("unrecognized arguments: "):
             return ""
         given = next((a.split("=", 1)[0] for a in message.split()[2:] if a.startswith("--")), None)
@@ -35,7 +35,13 @@ class Parser(argparse.ArgumentParser):
         flags = sorted(f for f in self._option_string_actions if f.startswith("--"))
         import difflib  # here, for start-up time: only a bad argument needs it
 
-        meant = [f for f in flags if f.startswith(given)] or difflib.get_close_matches(given, flags, n=1)
+        def shared(flag: str) -> int:  # how many of its first characters it shares with what was given
+            return next((i for i, (a, b) in enumerate(zip(flag, given)) if a != b), min(len(flag), len(given)))
+
+        # of the spellings alike, the one that begins most like it (--retain: --retention, not --rotation)
+        close = difflib.get_close_matches(given, flags, n=3)
+        close.sort(key=lambda f: -shared(f))  # stable: ties keep difflib's order
+        meant = [f for f in flags if f.startswith(given)] or close
         return f"; did you mean {meant[0]}?" if meant else ""
 
 

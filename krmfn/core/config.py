@@ -15,6 +15,7 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     strategy: suffix             # or: annotation (keep the name, roll through a pod-template hash)
     defaultNamespace: default    # what an empty metadata.namespace means in this render
     audit: warn                  # or: info, off (config that cannot roll: core.audit)
+    rotation: off                # or: reloader (name what rotates outside Git for Reloader: core.rotation)
 
 Plain ConfigMap (``kpt fn eval --exec krmfn -- select=all retention=flux,argocd``): the same
 fields as ``data`` strings; lists are comma-separated, ``selector`` is a label selector string.
@@ -61,6 +62,9 @@ HONORED = ("reloader", "autoreload")
 # The roll-path audit's level (core.audit): its findings as warnings (default: a change never read
 # is silent, the failure users report most), as infos, or not looked for at all.
 AUDIT_LEVELS = ("warn", "info", "off")
+# What rolls a workload when something it reads changes outside Git (core.rotation): nothing krmfn
+# writes, or Reloader, told the exact objects on each workload.
+ROTATIONS = ("off", "reloader")
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class Config:
     # the namespace ``kubectl apply -n NS`` will put them in.
     default_namespace: str = "default"
     audit: str = "warn"  # one of AUDIT_LEVELS
+    rotation: str = "off"  # one of ROTATIONS
     # How a message names each field, by key, when a shell mode built the config: the flag
     # (``--names``), the environment variable (``KRMFN_NAMES``), or a config file's field. None: the
     # bare function mode, where every option is a function config field.
@@ -174,7 +179,7 @@ def _field_specs(value: object, at: Where) -> tuple[FieldSpec, ...]:
 FLAG_OF = {"select": "--select", "names": "--names", "selector": "--selector", "kinds": "--kinds",
            "honor": "--honor", "algorithm": "--algorithm", "retention": "--retention",
            "suffixJobs": "--suffix-jobs", "fieldSpecs": "--field-specs", "strategy": "--strategy",
-           "defaultNamespace": "--default-namespace", "audit": "--audit"}
+           "defaultNamespace": "--default-namespace", "audit": "--audit", "rotation": "--rotation"}
 
 _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "select": ("select", lambda v, at: _one_of(v, SELECT_MODES, at)),
@@ -189,6 +194,7 @@ _READERS: dict[str, tuple[str, Callable[[object, Where], object]]] = {
     "strategy": ("strategy", lambda v, at: Strategy(_one_of(v, STRATEGIES, at))),
     "defaultNamespace": ("default_namespace", _namespace),
     "audit": ("audit", lambda v, at: _one_of(v, AUDIT_LEVELS, at)),
+    "rotation": ("rotation", lambda v, at: _one_of(v, ROTATIONS, at)),
 }
 FIELDS = tuple(_READERS)
 
@@ -209,6 +215,10 @@ def parse_fields(raw: dict[str, object], where: ResourceRef | None, source: str 
                               where, key)
         attribute, read = reader
         kwargs[attribute] = read(value, Where(named[key], where, key))
+    if kwargs.get("rotation") == "reloader" and "reloader" in kwargs.get("honor", ()):  # type: ignore[operator]
+        raise ConfigError(f"{named['rotation']} reloader keeps Reloader for what changes outside Git, and "
+                          f"{named['honor']} reloader reads Reloader's marks as krmfn's own opt-ins: choose one",
+                          where, "rotation")
     return Config(**kwargs, labels=None if labels is None else tuple(named.items()))  # type: ignore[arg-type]
 
 

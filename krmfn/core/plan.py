@@ -18,6 +18,7 @@ from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Reference, Scanned
+from krmfn.core.table import WRITERS
 from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
 from krmfn.yaml.tree import Node
@@ -25,6 +26,7 @@ from krmfn.yaml.tree import Node
 if TYPE_CHECKING:
     from krmfn.core.annotate import Annotation
     from krmfn.core.jobs import Rename
+    from krmfn.yaml.textedit import Edit
 
 @dataclass(repr=False, eq=False, slots=True)
 class ItemChange:
@@ -35,6 +37,7 @@ class ItemChange:
     rewrites: list[tuple[Reference, Hashed]] = field(default_factory=list)
     rename: Rename | None = None
     template: Annotation | None = None
+    rotation: list[Edit] = field(default_factory=list)  # Reloader's reload annotations (core.rotation)
 
 
 @dataclass(repr=False, eq=False)
@@ -81,23 +84,31 @@ def _trapped(res: Resource, ref: Reference, found: list[tuple[Resource, Hashed |
         trapped.setdefault(r.index, {})[res.ref] = None
 
 
-def _certificates_fill(scanned: Scanned, config: Config, results: list[Result]) -> None:
-    """Take out of the plan each hashed Secret a cert-manager Certificate of the input names as its
-    ``secretName`` (core.table's row): cert-manager writes it at every renewal (core.filled)."""
+def written_by_controllers(scanned: Scanned, empty: str) -> dict[tuple[str, str], str]:
+    """Each Secret an object of the input has its controller write (a Certificate's ``secretName``, a
+    SecretProviderClass's ``secretObjects``, a Vault Secrets Operator destination: core.table's
+    writer rows), by namespace and name, with why in a few words."""
     named: dict[tuple[str, str], str] = {}
     for item, refs in scanned.references.items():
         res = scanned.resources[item]
-        if res.kind == "Certificate" and res.api_version.startswith("cert-manager.io/"):
-            for ref in refs:
-                if ref.kind == "Secret" and not ref.unplaced:
-                    named.setdefault((res.namespace or config.default_namespace, ref.name), str(res.ref))
+        if (res.api_version.rpartition("/")[0], res.kind) not in WRITERS:
+            continue
+        for ref in refs:
+            if ref.kind == "Secret" and not ref.unplaced:
+                named.setdefault((res.namespace or empty, ref.name),
+                                 f"{res.kind} {res.name}'s controller writes it ({_where(res, ref.node)})")
+    return named
+
+
+def _leave_written_alone(scanned: Scanned, named: dict[tuple[str, str], str], config: Config,
+                         results: list[Result]) -> None:
+    """Take out of the plan each hashed Secret a controller writes (core.filled)."""
     kept = []
     for h in scanned.hashed:
-        cert = named.get((h.res.namespace or config.default_namespace, h.original)) if h.res.kind == "Secret" else None
-        if cert is None:
+        why = named.get((h.res.namespace or config.default_namespace, h.original)) if h.res.kind == "Secret" else None
+        if why is None:
             kept.append(h)
             continue
-        why = f"cert-manager fills it ({cert} names it as its secretName)"
         how = explicit(h.res, h.original, config)
         if how is not None:
             raise refuse(h.res, why, how)
@@ -106,11 +117,32 @@ def _certificates_fill(scanned: Scanned, config: Config, results: list[Result]) 
     scanned.hashed[:] = kept
 
 
+def _rotation(scanned: Scanned, index: Index, written: dict[tuple[str, str], str], config: Config,
+              changes: list[ItemChange | None], results: list[Result]) -> None:
+    """What each workload reads that rotates outside Git (core.rotation): Reloader's annotations
+    under ``rotation: reloader``, and the audit's words on it."""
+    if not scanned.rollouts or (config.rotation == "off" and config.audit == "off"):
+        return
+    from krmfn.core.rotation import findings, reads, reload_edits  # here, for start-up time: workloads only
+
+    found = reads(scanned, index, written, config.default_namespace, _where)
+    if config.rotation == "reloader":
+        for item, edits in reload_edits(scanned, found).items():
+            change = changes[item] or ItemChange()
+            change.rotation = edits
+            changes[item] = change
+    if config.audit != "off":
+        from krmfn.core.audit import at_level  # here, for start-up time: only those runs
+
+        results += at_level(findings(scanned, found, config), config.audit)
+
+
 def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "item {}".format) -> Plan:
     _check_duplicates(scanned.renamed, item_name, config.default_namespace)
     results = list(scanned.results)
-    if scanned.hashed and any(scanned.resources[i].kind == "Certificate" for i in scanned.references):
-        _certificates_fill(scanned, config, results)
+    written = written_by_controllers(scanned, config.default_namespace)
+    if written and scanned.hashed:
+        _leave_written_alone(scanned, written, config, results)
     index = Index.of(scanned, config.algorithm, config.default_namespace)
     missing: set[tuple[int, str, str]] = set()
     marked: dict[int, dict[int, None]] = {}  # objects a mark names beyond the references (stable-name only)
@@ -150,6 +182,10 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                 if elsewhere:  # in the input, in another namespace: never "not in the input"
                     _trapped(res, ref, elsewhere, index, trapped, results)
                     continue
+                if (res.api_version.rpartition("/")[0], res.kind) in WRITERS or (
+                        ref.kind == "Secret" and (ref.namespace or res.namespace or config.default_namespace,
+                                                  ref.name) in written):
+                    continue  # a controller of the input makes it: that it is not in the input is the rule
                 optional = " (optional)" if _optional(res, ref.node) else ""
                 results.append(Result(f"references {ref.kind} {ref.name}{optional}, which is not in the input; "
                                       "left unchanged", "info", res.ref, _where(res, ref.node)))
@@ -208,6 +244,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
                                   + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
     results += fates
+    _rotation(scanned, index, written, config, changes, results)
     moved = [h for h in scanned.hashed if h.strategy is Strategy.SUFFIX and h.new_name != h.original]
     if moved:  # runs with no rename pay nothing for it
         from krmfn.core.leftover import leftovers  # here, for start-up time: only renaming runs need it

@@ -15,6 +15,7 @@ import hashlib
 import re
 
 OPT_IN = "krmfn.dev/content-hash"
+OPTED_OUT = f'its own {OPT_IN}: "false" wins'  # why an object that opted itself out is not hashed
 ORIGINAL_NAME = "krmfn.dev/original-name"
 FAMILY = "krmfn.dev/family"
 KUSTOMIZE_HASHES = "internal.config.kubernetes.io/needsHashSuffix"

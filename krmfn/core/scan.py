@@ -26,7 +26,7 @@ from krmfn.core.optin import (
     read_marks,
 )
 from krmfn.core.renamed import renamed_edits
-from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, ORIGINAL_NAME, retention_annotations
+from krmfn.core.retention import KUSTOMIZE_HASHES, OPT_IN, OPTED_OUT, ORIGINAL_NAME, retention_annotations
 from krmfn.core.rollout import Verdict, verdict
 from krmfn.core.rollpath import Read, has_checksum, read_via
 from krmfn.core.strategy import content_digest, strategy_of
@@ -351,7 +351,7 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
             out.families[res.index] = original
         return
     if not choice:
-        out.declined[res.index] = f'its own {OPT_IN}: "false" wins'
+        out.declined[res.index] = OPTED_OUT
         if ORIGINAL_NAME in res.annotations:  # krmfn renamed it before: the way out (core.restore)
             from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 

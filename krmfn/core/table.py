@@ -111,6 +111,7 @@ class Entry:
     qualified: bool = False
     refers_to: str = "ConfigMap"  # a field row's renamed kind; a shape names every kind of SHAPE_FIELDS
     summary: str | None = None  # how the docs name a row that is one of many alike (a CRD's selectors)
+    writes: bool = False  # the object's controller writes the Secret the field names (core.filled, core.rotation)
 
     def specs(self) -> list[FieldSpec]:
         if self.shape is not None:
@@ -205,12 +206,21 @@ BUILTIN: tuple[Entry, ...] = (
     # Istio: a Gateway's TLS server names the Secret holding its certificate, read in the namespace of
     # the gateway's workload (the Gateway's own in the usual layout, where both sit together).
     _secret("Istio", "networking.istio.io", "Gateway", "spec/servers/tls/credentialName"),
-    # cert-manager writes the Secret a Certificate names at every renewal: never renamed (core.filled).
-    _secret("cert-manager", "cert-manager.io", "Certificate", "spec/secretName"),
+    # Objects whose controller writes the Secret a field names, again and again (a certificate at each
+    # renewal, a value synced from a store): that Secret is never renamed (core.filled), and it
+    # changes outside Git (core.rotation).
+    _secret("cert-manager", "cert-manager.io", "Certificate", "spec/secretName", writes=True),
+    _secret("Secrets Store CSI driver", "secrets-store.csi.x-k8s.io", "SecretProviderClass",
+            "spec/secretObjects/secretName", writes=True),
+    *(_secret("Vault Secrets Operator", "secrets.hashicorp.com", kind, "spec/destination/name", writes=True)
+      for kind in ("VaultStaticSecret", "VaultDynamicSecret", "VaultPKISecret")),
     Entry("OpenKruise", "apps.kruise.io", "CloneSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "StatefulSet", "spec/template/spec", POD_SPEC),
     Entry("OpenKruise", "apps.kruise.io", "DaemonSet", "spec/template/spec", POD_SPEC),
 )
+
+# (group, kind) of the objects whose controller writes the Secret a row of theirs names.
+WRITERS: frozenset[tuple[str | None, str]] = frozenset((e.group, e.kind) for e in BUILTIN if e.writes)
 
 NOTICES: tuple[Notice, ...] = (
     Notice("Argo Rollouts", "argoproj.io", "Rollout", "spec/workloadRef",

@@ -31,6 +31,8 @@ def describe(entry: Entry) -> str:
         text += " (`name` or `namespace/name`)"
     if entry.when:
         text += " where " + " and ".join(describe_condition(c) for c in entry.when)
+    if entry.writes:
+        text += " (its controller writes that Secret: never renamed)"
     return text
 
 

@@ -78,6 +78,7 @@ def item_edits(res: Resource, p: Plan) -> list[Edit]:
         edits += h.edits
     if change.template is not None:
         edits += change.template.edits
+    edits += change.rotation
     if edits and res.aliases and res.tree.may_alias:
         found: dict[Node, int] = {}
         for r, _ in refs:

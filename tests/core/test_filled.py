@@ -67,10 +67,10 @@ def test_a_secret_a_certificate_names_is_left_alone_and_only_in_its_namespace():
     assert exit_code(out) == 0, out.results
     names = [(i["metadata"].get("namespace"), i["metadata"]["name"]) for i in yaml.safe_load(out.text)["items"]]
     assert names[1] == ("a", "s") and names[2][1].startswith("s-")
-    assert any("Certificate/a/api names it as its secretName" in r.message for r in out.results)
+    assert any("Certificate api's controller writes it (spec.secretName)" in r.message for r in out.results)
     explicit = run(resource_list(cert + secret("  data: {tls.crt: eA==}\n", 'krmfn.dev/content-hash: "true"')
                                  .replace("name: s\n", "name: s\n    namespace: a\n")))
-    assert exit_code(explicit) == 1 and "cert-manager fills it" in explicit.results[0].message
+    assert exit_code(explicit) == 1 and "controller writes it" in explicit.results[0].message
 
 
 def test_a_workload_mark_does_not_opt_such_a_secret_in():

@@ -20,7 +20,7 @@ from tooling import EXAMPLES, REPO, need, run
 COVERED = {
     "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
     "helm": "test_helm.py", "helm-reloader": "test_helm.py", "flux": "test_flux.py", "stable-name": "test_kpt.py",
-    "argocd": "test_argocd.py", "audit": "test_audit_example.py",
+    "argocd": "test_argocd.py", "audit": "test_audit_example.py", "rotation": "test_rotation_tools.py",
 }
 OTHERS = {"quickstart", "custom-resources", "opt-in", "rollouts", "gc-cronjob", "plan", "secret-controllers"}
 
