@@ -23,7 +23,7 @@ from krmfn.yaml.split import cut
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # Files a directory walk leaves out: they configure a tool, they are not resources.
-NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml"})
+NOT_RESOURCES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,23 @@ def helm_chart_hint(path: str) -> str:
             "(docs/helm.md)")
 
 
-def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
+def kustomization_hint(path: str) -> str:
+    """What to run for a kustomization: kustomize renders it, then krmfn reads the stream."""
+    folder = os.path.dirname(path) or "."
+    return (f"{path} is a kustomization, which kustomize renders: run kubectl kustomize {folder} | krmfn --stream, "
+            "or add krmfn to it as a transformer (docs/kustomize.md)")
+
+
+_CHART_LEFT_OUT = "a Helm chart, whose templates are not manifests until helm template renders them"
+
+
+def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
     """The files to read: each FILE as given; each DIR walked for *.yaml and *.yml, sorted,
-    without hidden files or folders, tool configuration files or Helm charts; and the charts a
-    walk left out (a DIR that is itself a chart is an error that says what to run)."""
+    without hidden files or folders, tool configuration files or Helm charts; and what a walk left
+    out that a user may have meant, with why (a chart, a kustomization). A DIR that is itself a
+    chart, or a kustomization named as a FILE, is an error that says what to run."""
     out: list[tuple[str, bool]] = []
-    charts: list[str] = []
+    left: list[tuple[str, str]] = []
     for given in paths:
         p = Path(given)
         if p.is_dir():
@@ -57,20 +68,24 @@ def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[str]]:
             found = []
             for root, dirs, files in os.walk(p):
                 if root != given and HELM_CHART in files:
-                    charts.append(root)
+                    left.append((root, _CHART_LEFT_OUT))
                     dirs[:] = []
                     continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found += [os.path.join(root, f) for f in files
                           if f.endswith(YAML_SUFFIXES) and not f.startswith(".") and f not in NOT_RESOURCES]
+                left += [(os.path.join(root, f), kustomization_hint(os.path.join(root, f)).split(" is ", 1)[1])
+                         for f in sorted(files) if f in NOT_RESOURCES]
             out += [(f, False) for f in sorted(found)]
         elif p.is_file():
+            if p.name in NOT_RESOURCES:
+                raise ConfigError(kustomization_hint(given))
             out.append((given, True))
         elif p.exists():
             raise ConfigError(f"{given} is neither a file nor a directory")
         else:
             raise ConfigError(f"{given} does not exist")
-    return once(out), sorted(charts)
+    return once(out), sorted(left)
 
 
 def once(found: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
@@ -78,7 +80,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="table (default): a row per ConfigMap or Secret and a summary line; json: one object with "
                         "every row, its referrers and, after --apply, each deletion's outcome")
     p.add_argument("--apply", action="store_true", help="delete what the plan says; without it, only print the plan")
-    p.add_argument("--now", type=_instant, help=argparse.SUPPRESS)  # tests: a fixed clock
+    p.add_argument("--now", type=_instant, metavar="TIME",
+                   help="plan as of this instant (RFC 3339, e.g. 2024-06-01T12:00:00Z) instead of now: ages and "
+                        "--min-age count from it, for a List saved earlier")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say how long each slow read of the cluster takes, also when stderr is not a terminal")
     p.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     return p
 
@@ -148,7 +154,28 @@ def _skipped(names: list[str], resources: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# A read slower than this gets a progress line on stderr (a terminal, or -v): a silent minute looks hung.
+SLOW_READ = 1.0
+
+
+def _progress(args: argparse.Namespace) -> Callable[[str, int, float], None] | None:
+    """A line per kind read that took longer than SLOW_READ, on a terminal or with -v; none when
+    stderr is a file or a pipe and -v is not given."""
+    if not (args.verbose or sys.stderr.isatty()):
+        return None
+
+    def tell(resource: str, count: int, seconds: float) -> None:
+        if seconds > SLOW_READ:
+            say(f"read {resource}: {count} object{'s' if count != 1 else ''} in {seconds:.1f} s")
+    return tell
+
+
 def _kubectl(args: argparse.Namespace) -> Kubectl:
+    if os.sep in args.kubectl:  # a path: it exists or not; PATH is not searched for it
+        if not os.path.isfile(args.kubectl) or not os.access(args.kubectl, os.X_OK):
+            what = "is not an executable file" if os.path.exists(args.kubectl) else "does not exist"
+            raise GcError(f"{args.kubectl} {what}; pass --kubectl with kubectl's path, or plan offline with -f.")
+        return Kubectl(args.kubectl, args.context, args.kubeconfig)
     binary = shutil.which(args.kubectl)
     if binary is None:
         raise GcError(f"{args.kubectl} is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.")
@@ -220,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
                  else ["--namespace", args.namespace] if args.namespace else [])
         resources = gc.referrer_resources(table)
         referrers = Referrers(resources, gc.required_resources(table), _skipped(args.skip_kind, resources))
-        objects = read_cluster(kubectl, scope, referrers, notes, _kinds(args))
+        objects = read_cluster(kubectl, scope, referrers, notes, _kinds(args), _progress(args))
     now = args.now or datetime.now(UTC)
     options = gc.Options(args.keep, args.min_age, args.namespace, args.allow_no_referrers, _kinds(args))
     plan = gc.plan(objects, now, options, table)

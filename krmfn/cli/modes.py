@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from krmfn.cli import installers as plugin
-from krmfn.cli.files import Source, concatenate, find, run_files
+from krmfn.cli.files import NOT_RESOURCES, Source, concatenate, find, kustomization_hint, run_files
 from krmfn.cli.function_mode import resource_list_mode
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
 from krmfn.cli.options import (
@@ -122,7 +122,9 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-input-size", type=_size, metavar="SIZE",
                    help=f"refuse input larger than SIZE bytes (suffixes K, M, G; default "
                         f"{Limits().max_input_bytes >> 20}M)")
-    p.add_argument("-v", "--verbose", action="store_true", help="also print info results on stderr")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also print info results on stderr (the one saying a run renamed nothing is always "
+                        "printed), and what each warning's long form holds")
     p.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
 
 
@@ -138,9 +140,11 @@ def _parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="krmfn",
         usage="krmfn [OPTIONS] [FILE|DIR ...]  |  krmfn {helm,plugin,install-kustomize-plugin,"
-              "install-helm-plugin,gc} ...",
-        description="Content-hash ConfigMap names, make them immutable, and rewrite every reference. "
-                    "With no arguments, reads a KRM ResourceList on stdin and writes one on stdout.",
+              "install-helm-plugin,gc,plan} ...",
+        description="Content-hash the names of ConfigMaps and Secrets (and SealedSecrets, ExternalSecrets and "
+                    "SecretProviderClasses), make them immutable, and rewrite every reference, so a config "
+                    "change rolls the workloads that read it. With no arguments, reads a KRM ResourceList on "
+                    "stdin and writes one on stdout.",
         epilog=f"{MODES}\n{EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -262,16 +266,19 @@ def _stream(args: argparse.Namespace, config_path: str | None = None, helm: bool
 def _files(args: argparse.Namespace) -> int:
     fc, named = _function_config(args)
     limits = _limits(args)
-    found, charts = find(args.paths)
+    found, left_out = find(args.paths)
     read, not_regular = read_files(found, limits.max_input_bytes)
     sources = [Source(path, text, explicit) for path, text, explicit in read]
     if not sources:
+        kustomization = next((path for path, _ in left_out if os.path.basename(path) in NOT_RESOURCES), None)
+        if kustomization is not None:
+            raise ConfigError(kustomization_hint(kustomization))
         raise ConfigError(f"no *.yaml or *.yml files in {', '.join(args.paths)}")
     outcome = run_files(sources, fc, limits, named)
     report(outcome.results, args.verbose)
     if args.verbose:
-        for path in charts:
-            say(f"skipped {path}: a Helm chart, whose templates are not manifests until helm template renders them")
+        for path, why in left_out:
+            say(f"skipped {path}: {why}")
         for path in not_regular:
             say(f"skipped {path}: not a regular file")
         for path, reason in outcome.skipped:

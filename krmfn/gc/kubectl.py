@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -127,13 +129,26 @@ class Referrers:
 
 
 def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes: list[str],
-                 kinds: frozenset[str] = ALL_KINDS) -> list[dict]:
+                 kinds: frozenset[str] = ALL_KINDS,
+                 progress: Callable[[str, int, float], None] | None = None) -> list[dict]:
     """The renamed kinds first (those of ``kinds``): an object created after this read is not
-    seen, so never deleted. A Secret's values are dropped as it is read (gc.planner.parse_list)."""
+    seen, so never deleted. A Secret's values are dropped as it is read (gc.planner.parse_list).
+    ``progress``: told each kind read, how many objects and how long it took (the shell says so
+    when a read is slow: against a slow API server a run reads for a minute)."""
     objects: list[dict] = []
+    clock = time.monotonic()
+
+    def told(resource: str, items: list[dict] | None) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        if progress is not None:
+            progress(resource, len(items or ()), now - clock)
+        clock = now
+
     unserved = []  # one note for all: most clusters serve few of the custom resources krmfn knows
     for kind in (k for k in RENAMED if k.kind in kinds):
         managed = kubectl.get(kind.resource, scope, FAMILY)
+        told(kind.resource, managed)
         if managed is None and kind.group:  # a custom resource whose CRD is not installed: none to collect
             unserved.append(kind.resource)
             continue
@@ -146,6 +161,7 @@ def read_cluster(kubectl: Kubectl, scope: list[str], referrers: Referrers, notes
             continue
         try:
             items = kubectl.get(resource, scope)
+            told(resource, items)
         except GcError as exc:
             if "(Forbidden)" not in exc.message:
                 raise _cannot_list([(resource, exc.message)]) from None

@@ -370,8 +370,10 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_find_walks_directories(tree: Path) -> None:
-    found, charts = files.find([str(tree)])
-    assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"] and charts == []
+    found, left_out = files.find([str(tree)])
+    assert [Path(p).name for p, _ in found] == ["configmap.yaml", "values.yaml", "workloads.yml"]
+    assert [(Path(p).name, why.split(":")[0]) for p, why in left_out] == [
+        ("kustomization.yaml", "a kustomization, which kustomize renders")]  # named under -v with its command
     assert files.find([str(tree / "values.yaml"), str(tree)])[0][0] == (str(tree / "values.yaml"), True)
     with pytest.raises(ConfigError, match="does not exist"):
         files.find([str(tree / "missing.yaml")])

@@ -53,6 +53,8 @@ if verb == "get":
     kind = kind[:-1] if kind.endswith("s") else kind
     if kind in env("FAKE_KUBE_UNSERVED"):
         sys.exit(print(f'error: the server doesn\'t have a resource type "{resource.split(".")[0]}"', file=sys.stderr) or 1)
+    if kind in env("FAKE_KUBE_SLOW"):
+        __import__("time").sleep(1.3)
     if kind in env("FAKE_KUBE_FORBIDDEN"):
         sys.exit(print(f'Error from server (Forbidden): {kind}s is forbidden: User "system:serviceaccount:krmfn-system:krmfn-gc" '
                        f'cannot list resource "{kind}s" in API group "" at the cluster scope', file=sys.stderr) or 1)
@@ -257,7 +259,7 @@ def test_what_kubectl_prints_is_read_to_the_limit_and_no_further(capsys, tmp_pat
     (["-f", "/nonexistent/live.json"], "krmfn: cannot read /nonexistent/live.json (No such file or directory).\n"),
     (["-f", str(CLUSTER), "--apply"], "krmfn: --apply reads live state itself; -f is for offline planning only.\n"),
     (["--kubectl", "/nonexistent/kubectl"],
-     "krmfn: /nonexistent/kubectl is not on PATH; install kubectl, pass --kubectl, or plan offline with -f.\n"),
+     "krmfn: /nonexistent/kubectl does not exist; pass --kubectl with kubectl's path, or plan offline with -f.\n"),
     (["-f", str(CLUSTER), "--skip-kind", "pod"],
      "krmfn: --skip-kind says what not to read from the cluster; with -f, leave those kinds out of the file.\n"),
 ])
@@ -573,3 +575,25 @@ def test_kinds_configmap_never_reads_secrets(capsys, tmp_path, monkeypatch):
     code, _, err = gc_run(capsys, "-n", "pay", NOW, "--kinds", "Pod")
     assert code == 2 and err == ("krmfn: --kinds Pod is not a kind krmfn renames; use "
                                       f"{', '.join(k.kind for k in RENAMED)}.\n")
+
+
+@LIVE
+def test_a_slow_read_is_said_on_stderr_with_v_and_not_when_stderr_is_a_file(capsys, tmp_path, monkeypatch):
+    """gc reads for as long as the API server takes; a read slower than a second gets a line saying
+    what was read and how long it took (issue #36): with -v or on a terminal, never into a log file."""
+    FakeKube(tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_KUBE_SLOW", "deployment")
+    code, _, err = gc_run(capsys, "-v", "-A", NOW)
+    assert code == 0
+    [line] = [x for x in err.splitlines() if x.startswith("krmfn: read ")]
+    assert line.startswith("krmfn: read deployment") and line.endswith(" s")
+    code, _, quiet = gc_run(capsys, "-A", NOW)  # capsys's stderr is no terminal
+    assert code == 0 and "krmfn: read " not in quiet
+
+
+def test_kubectl_given_as_a_path_is_named_as_missing_not_as_off_path(capsys, tmp_path):
+    code, _, err = gc_run(capsys, "--kubectl", str(tmp_path / "nowhere" / "kubectl"), NOW)
+    assert code == 2 and err.strip() == (f"krmfn: {tmp_path / 'nowhere' / 'kubectl'} does not exist; pass --kubectl "
+                                         "with kubectl's path, or plan offline with -f.")
+    code, _, err = gc_run(capsys, "--kubectl", "no-such-kubectl", NOW)
+    assert code == 2 and "no-such-kubectl is not on PATH" in err

@@ -56,3 +56,16 @@ def test_the_workflow_runs_krmfn_plan_on_pull_requests() -> None:
     steps = " ".join(s.get("run", "") for s in flow["jobs"]["plan"]["steps"])
     assert "pull_request" in flow[True]  # YAML 1.1 reads the key `on` as true
     assert "krmfn plan ../base.yaml ../pr.yaml -o markdown" in steps and "gh pr comment" in steps
+
+
+def test_the_workflow_installs_krmfn_from_its_source_as_the_install_page_does() -> None:
+    """krmfn is not on PyPI: a copied workflow running ``pip install krmfn`` would install whatever
+    someone registers under that name (issue #36)."""
+    flow = yaml.safe_load((EXAMPLE / ".github" / "workflows" / "krmfn-plan.yaml").read_text())
+    steps = flow["jobs"]["plan"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    assert not any("pip install krmfn" in r for r in runs)
+    source = next(s for s in steps if s.get("with", {}).get("path") == ".krmfn")
+    assert source["uses"].startswith("actions/checkout@") and "KRMFN_REPOSITORY" in source["with"]["repository"]
+    assert "python -m pip install ./.krmfn" in runs
+    assert "pip install ." in (EXAMPLE.parent.parent / "docs" / "install.md").read_text()

@@ -14,12 +14,15 @@ from tooling import REPO
 from krmfn.cli import gc as gc_cli
 
 PAGE = REPO / "docs" / "gc.md"
-SAMPLE = re.compile(r"says why \(`krmfn gc -n shop --keep 2`, some rows left out\):\n\n```text\n(.*?)```", re.S)
+SAMPLE = re.compile(r"says why \(`krmfn gc -n shop --keep 2`, on the saved List as of its `--now`; some rows left "
+                    r"out\):\n\n```text\n(.*?)```", re.S)
+COMMAND = "krmfn gc -f tests/fixtures/gc/cluster.json -n shop --keep 2 --now 2024-06-01T12:00:00Z"
 
 
 def test_the_sample_dry_run_is_what_gc_prints_for_the_fixture(capsys) -> None:
     match = SAMPLE.search(PAGE.read_text())
     assert match, "docs/gc.md no longer holds the sample dry run this test checks"
+    assert f"\n{COMMAND}\n" in PAGE.read_text(), "the command the page gives is not the one whose output it shows"
     *rows, summary = match.group(1).splitlines()
     code = gc_cli.main(["-f", str(REPO / "tests" / "fixtures" / "gc" / "cluster.json"), "-n", "shop", "--keep", "2",
                         "--now=2024-06-01T12:00:00Z"])
