@@ -28,7 +28,7 @@ ALL = "*"  # a workload reads every key (envFrom, a whole volume)
 MAX_LINES, MAX_WIDTH = 12, 120  # a changed ConfigMap value's diff, trimmed
 
 # Categories a workload's roll falls in: --fail-on names them.
-CATEGORIES = ("rolls", "downtime", "on-delete", "cannot-apply", "paused", "no-roll", "unread")
+CATEGORIES = ("rolls", "downtime", "on-delete", "cannot-apply", "paused", "no-roll", "unread", "template")
 
 
 @dataclass(frozen=True)
@@ -106,12 +106,15 @@ class Roll:
     # app"); Reloader, by the objects its reload annotations name (or its blanket auto mark).
     at_render: tuple[str, ...] = ()
     at_rotation: tuple[str, ...] = ()
+    # How its pod template changed for a reason other than config (an image, resources, env, a command).
+    other: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "namespace": self.namespace, "name": self.name, "category": self.category,
                 "field": self.field, "text": self.text, "replicas": self.replicas, "reads": self.reads,
                 "readsChangedKeys": self.reads_changed, "templateChanges": self.template_changes,
-                "rollsAtRender": list(self.at_render), "rollsAtRotation": list(self.at_rotation)}
+                "rollsAtRender": list(self.at_render), "rollsAtRotation": list(self.at_rotation),
+                "otherChanges": list(self.other)}
 
 
 @dataclass
@@ -121,7 +124,8 @@ class ChangePlan:
 
     def categories(self) -> set[str]:
         found = {r.category for r in self.rolls}
-        found |= {"unread" for r in self.rolls if r.template_changes and not r.reads_changed}
+        found |= {"unread" for r in self.rolls if r.template_changes and not r.reads_changed and r.reads}
+        found |= {"template" for r in self.rolls if r.other}
         return found
 
     def to_json(self) -> dict[str, object]:
@@ -348,6 +352,67 @@ def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]
     return reads
 
 
+_CONTAINER_FIELDS = (("image", "image"), ("resources", "resources"), ("env", "env"), ("envFrom", "envFrom"),
+                     ("command", "command"), ("args", "args"))
+
+
+def _as_families(value: object, families: dict[str, str]) -> object:
+    """``value`` with every hashed name written as its family's: what is left to differ is not config."""
+    if isinstance(value, dict):
+        return {k: _as_families(v, families) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_families(v, families) for v in value]
+    return families.get(value, value) if isinstance(value, str) else value
+
+
+def template_changes_besides_config(old: Obj, new: Obj, families: dict[str, str]) -> list[str]:
+    """How a workload's pod template changed apart from the names of the config it reads: per
+    container, its image (old -> new), resources, env, envFrom, command or args; else the rest of the
+    template (labels, volumes, ...). Resources alone: whether the pods are replaced or resized."""
+    before, after = _as_families(_template(old), families), _as_families(_template(new), families)
+    if before == after:
+        return []
+    path = _pod_path(new)
+    spec_path = ("spec",) if path is not None and path[-1] == "spec" and len(path) > 1 else ()
+    pods = [_at(t, spec_path) if spec_path else t for t in (before, after)]
+    out: list[str] = []
+    fields: set[str] = set()
+    for lists in CONTAINER_LISTS:
+        was = {c.get("name"): c for c in _list(pods[0], lists)}
+        for c in _list(pods[1], lists):
+            prior = was.get(c.get("name"))
+            if prior is None:
+                out.append(f"{lists[:-1]} {c.get('name')} added")
+                fields.add("added")
+                continue
+            for key, label in _CONTAINER_FIELDS:
+                if prior.get(key) != c.get(key):
+                    fields.add(key)
+                    detail = f": {prior.get(key)} -> {c.get(key)}" if key == "image" else ""
+                    out.append(f"{label} of container {c.get('name')}{detail}")
+    if not out:
+        return ["the pod template, outside its containers (labels, volumes, scheduling, ...)"]
+    if fields == {"resources"}:
+        out.append(_resized(new))
+    return out
+
+
+def _list(spec: object, key: str) -> list[dict]:
+    found = spec.get(key) if isinstance(spec, dict) else None
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+
+
+def _resized(obj: Obj) -> str:
+    """What a resources-only change does: in-place resize (GA in Kubernetes 1.35) is a Pod's, not a
+    controller's template."""
+    if obj.kind == "Pod":
+        return ("resources only: on Kubernetes 1.35 and later the pod can be resized in place where its containers' "
+                "resizePolicy allows, through the resize subresource (kubectl patch --subresource resize; an "
+                "apply of the Pod is refused)")
+    return (f"resources only: the {obj.kind} still replaces its pods (in-place resize, GA in Kubernetes 1.35, "
+            "resizes a Pod; a controller's template change makes new pods)")
+
+
 def _rolls_on(obj: Obj, table: ReferenceTable, hashed: dict[tuple[str, str, str], str]
               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What rolls a workload when what it reads changes: the objects krmfn hashed (at render), and
@@ -380,6 +445,10 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
             if name:
                 by_name[(BY_KIND[c.kind].reference_kind, c.namespace, name)] = c
     old_workloads = {(o.kind, o.namespace, o.name): o for o in old if o.kind not in CONFIG_KINDS}
+    # every hashed name of either render, by its family: a reference's new name is no change of its own
+    families = {o.name: o.family for o in (*old, *new) if o.kind in CONFIG_KINDS and o.family != o.name}
+    families.update({made: o.family for o in (*old, *new) if o.kind in CONFIG_KINDS
+                     and (made := _made(o)) and made != o.family})
     hashed = {(BY_KIND[o.kind].reference_kind, o.namespace, _made(o) or o.name): o.family for o in new
               if o.kind in CONFIG_KINDS and o.family != o.name}  # krmfn renamed it: it rolls at render
     rolls = []
@@ -397,22 +466,23 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
             reads[f"{change.kind} {change.family}"] = [ALL] if ALL in keys else hit
             reads_changed = reads_changed or bool(hit) or change.status != "changed"
             renamed = renamed or change.renamed
-        if not reads:
-            continue
         previous = old_workloads.get((obj.kind, obj.namespace, obj.name))
+        other = tuple(template_changes_besides_config(previous, obj, families)) if previous is not None else ()
+        if not reads and not other:
+            continue
         template_changes = previous is None or _template(previous) != _template(obj)
         found = rollout.verdict(obj.doc, obj.node, obj.api_version, obj.kind)
         assert found is not None
-        what = " or ".join(reads)
+        what = " or ".join(reads) if reads else "its pod template changes"
         how = "its hashed name changes with it" if len(reads) == 1 else "their hashed names change with them"
-        when = f"when {what} changes" + (f" ({how})" if renamed else "")
+        when = (f"when {what} changes" + (f" ({how})" if renamed else "")) if reads else f"when {what}"
         category, text = _category(found), found[2].replace("{when}", when)
         if not template_changes:
             category, text = "no-roll", ("does not roll: its pod template does not change, so running pods keep "
                                          "the old values until they restart")
         at_render, at_rotation = _rolls_on(obj, table, hashed)
         rolls.append(Roll(obj.kind, obj.namespace, obj.name, category, text, found[1], _replicas(obj), reads,
-                          reads_changed, template_changes, at_render, at_rotation))
+                          reads_changed, template_changes, at_render, at_rotation, other))
     return ChangePlan(configs, rolls)
 
 

@@ -24,6 +24,11 @@ def _reads(r: Roll) -> str:
     return f"reads {'; '.join(parts)}"
 
 
+def _other(r: Roll) -> str:
+    """How its pod template changed apart from config (an image, resources, ...)."""
+    return f"its pod template {'also ' if r.reads else ''}changed: {'; '.join(r.other)}"
+
+
 def _rolls_on(r: Roll) -> str:
     """What rolls a workload, at render and at rotation (docs/rotation.md)."""
     render = f"rolls at render on: {', '.join(r.at_render)}" if r.at_render else "rolls at render on nothing it reads"
@@ -46,9 +51,9 @@ def _config_lines(c: ConfigChange) -> list[str]:
 
 
 def text(p: ChangePlan) -> str:
-    if not p.configs:
+    if not p.configs and not p.rolls:
         return "No ConfigMap or Secret changes.\n"
-    out = ["ConfigMaps and Secrets:"]
+    out = ["ConfigMaps and Secrets:" if p.configs else "No ConfigMap or Secret changes."]
     for c in p.configs:
         out += [f"  {line}" for line in _config_lines(c)]
         for key, diff in c.diffs.items():
@@ -58,10 +63,12 @@ def text(p: ChangePlan) -> str:
     for r in p.rolls:
         replicas = f", replicas {r.replicas}" if r.replicas else ""
         out.append(f"  {r.kind} {_where(r.namespace, r.name)} [{r.category}{replicas}]: {r.text}")
-        if r.template_changes:
+        if r.template_changes and r.reads:
             out.append(f"    {_reads(r)}")
         if r.at_render or r.at_rotation:
             out.append(f"    {_rolls_on(r)}")
+        if r.other:
+            out.append(f"    {_other(r)}")
     return "\n".join(out) + "\n"
 
 
@@ -70,9 +77,9 @@ _ICON = {"rolls": "🔄", "downtime": "⛔", "on-delete": "⏸️", "cannot-appl
 
 def markdown(p: ChangePlan) -> str:
     out = ["### krmfn plan", ""]
-    if not p.configs:
+    if not p.configs and not p.rolls:
         return "\n".join(out + ["No ConfigMap or Secret changes.", ""])
-    out += ["| Object | Change | Keys |", "|---|---|---|"]
+    out += ["| Object | Change | Keys |", "|---|---|---|"] if p.configs else ["No ConfigMap or Secret changes."]
     for c in p.configs:
         keys = "; ".join(f"{label}: {', '.join(f'`{k}`' for k in keys)}" for label, keys in
                          (("added", c.added), ("removed", c.removed), ("changed", c.changed)) if keys)
@@ -88,9 +95,12 @@ def markdown(p: ChangePlan) -> str:
     out += ["", "| Workload | Replicas | How it rolls | Reads |", "|---|---|---|---|"]
     for r in p.rolls:
         how = f"{_ICON.get(r.category, '')} **{r.category}**: {r.text}".replace("|", "\\|")
-        reads = _reads(r) if r.template_changes else "-"
+        parts = [_reads(r)] if r.template_changes and r.reads else []
         if r.at_render or r.at_rotation:
-            reads += f"<br>{_rolls_on(r)}"
+            parts.append(_rolls_on(r))
+        if r.other:
+            parts.append(_other(r).replace("|", "\\|"))
+        reads = "<br>".join(parts) or "-"
         out.append(f"| {r.kind} `{_where(r.namespace, r.name)}` | {r.replicas or '-'} | {how} | {reads} |")
     if not p.rolls:
         out.append("| none reads a changed object | | | |")

@@ -57,3 +57,70 @@ def test_the_reference_table_finds_what_an_operator_spec_reads() -> None:
 def test_nothing_changed_is_an_empty_plan() -> None:
     found = changeplan.plan(render("aaa", "0"), render("aaa", "0"))
     assert found.configs == [] and found.rolls == []
+
+
+APP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-{suffix}
+  annotations: {{krmfn.dev/original-name: app}}
+  labels: {{krmfn.dev/family: app}}
+data: {{level: "{level}"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: {image}
+        resources: {{limits: {{cpu: "{cpu}"}}}}
+        env: [{{name: MODE, value: "{mode}"}}]
+        envFrom: [{{configMapRef: {{name: app-{suffix}}}}}]
+"""
+POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: solo}}
+spec:
+  containers: [{{name: solo, image: solo, resources: {{limits: {{cpu: "{cpu}"}}}}}}]
+"""
+
+
+def app(suffix: str = "aaa", level: str = "info", image: str = "web:1.0", cpu: str = "1", mode: str = "a",
+        pod_cpu: str = "1") -> list[changeplan.Obj]:
+    text = APP.format(suffix=suffix, level=level, image=image, cpu=cpu, mode=mode) + POD.format(cpu=pod_cpu)
+    return changeplan.read_render(text.encode())
+
+
+def test_a_config_change_alone_is_no_other_change_of_the_template():
+    """The new hashed name in the template is the config's doing, not another change (issue #36)."""
+    found = changeplan.plan(app(), app(suffix="bbb", level="debug"))
+    [roll] = found.rolls
+    assert roll.other == () and "template" not in found.categories()
+
+
+def test_an_image_change_is_in_the_plan_with_its_old_and_new_image_and_can_gate():
+    found = changeplan.plan(app(), app(suffix="bbb", level="debug", image="web:1.1"))
+    [roll] = found.rolls
+    assert roll.other == ("image of container web: web:1.0 -> web:1.1",)
+    assert "template" in found.categories() and roll.to_json()["otherChanges"] == list(roll.other)
+    alone = changeplan.plan(app(), app(image="web:1.1"))  # no config change at all: still the whole story
+    [roll] = alone.rolls
+    assert roll.name == "web" and roll.reads == {} and roll.other == ("image of container web: web:1.0 -> web:1.1",)
+
+
+def test_env_and_resources_changes_are_named_and_a_resize_is_said_as_it_happens():
+    env = changeplan.plan(app(), app(mode="b"))
+    assert env.rolls[0].other == ("env of container web",)
+    deployment = changeplan.plan(app(), app(cpu="2"))
+    [roll] = deployment.rolls
+    assert roll.other[0] == "resources of container web"
+    assert roll.other[1].startswith("resources only: the Deployment still replaces its pods")
+    pod = changeplan.plan(app(), app(pod_cpu="2"))
+    [roll] = pod.rolls
+    assert roll.kind == "Pod" and "resized in place where its containers' resizePolicy allows" in roll.other[1]

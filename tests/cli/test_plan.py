@@ -247,3 +247,27 @@ def test_a_render_on_stdin_is_read_to_the_input_limit_and_no_further(renders: tu
                               capture_output=True, timeout=120, check=False)
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr == b"krmfn: - is over the limit of 32 MiB for a render\n"
+
+
+def test_a_change_of_image_beside_the_config_is_in_the_plan_and_gates(tmp_path: Path) -> None:
+    """The plan is the whole change: an image changed in the same render is named, with the old and
+    new image, and --fail-on template gates on it (issue #36 point 2)."""
+    from krmfn.changes.changeplan import CATEGORIES
+
+    assert "template" in CATEGORIES
+    workload = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  template:\n    spec:\n"
+                "      containers: [{{name: web, image: '{image}', envFrom: [{{configMapRef: {{name: app}}}}]}}]\n")
+    config = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  annotations: {{krmfn.dev/content-hash: "
+              "'true'}}\ndata: {{level: {level}}}\n---\n")
+    for name, image, level in (("old", "web:1.0", "info"), ("new", "web:1.1", "debug")):
+        (tmp_path / f"{name}.yaml").write_text(config.format(level=level) + workload.format(image=image))
+        done = subprocess.run([sys.executable, "-m", "krmfn", str(tmp_path / f"{name}.yaml")], capture_output=True,
+                              text=True, check=True, cwd=REPO)
+        (tmp_path / f"{name}.out").write_text(done.stdout)
+    shown = subprocess.run([sys.executable, "-m", "krmfn", "plan", str(tmp_path / "old.out"), str(tmp_path / "new.out")],
+                           capture_output=True, text=True, check=False, cwd=REPO)
+    assert shown.returncode == 0
+    assert "its pod template also changed: image of container web: web:1.0 -> web:1.1" in shown.stdout
+    gated = subprocess.run([sys.executable, "-m", "krmfn", "plan", str(tmp_path / "old.out"), str(tmp_path / "new.out"),
+                            "--fail-on", "template"], capture_output=True, text=True, check=False, cwd=REPO)
+    assert gated.returncode == 1 and "the plan has template (--fail-on)" in gated.stderr
