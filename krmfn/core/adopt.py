@@ -117,7 +117,7 @@ def _references(index: Index, workload: Resource, refs: list[Reference], target:
 def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) -> str | None:
     """Why a mark does not opt this object in, when something with more say decides otherwise."""
     if target.index in scanned.declined:
-        return scanned.declined[target.index]
+        return scanned.declined[target.index].why
     if target.kind not in config.kinds:
         wanted = sorted(config.kinds | {target.kind})
         fix = (f"{config.label('kinds')} {','.join(wanted)}" if config.from_shell else

@@ -60,7 +60,7 @@ def immutables(scanned: Scanned, index: Index) -> list[Result]:
         res = scanned.resources[item]
         out.append(Result(f"immutable: true on a {res.kind} krmfn does not rename: the API server refuses the next "
                           f"change of its data, so the apply fails. Opt it in to krmfn (each change is then a new "
-                          f"{res.kind}), or remove immutable", "warning", res.ref, "immutable"))
+                          f"{res.kind}), or remove immutable", "warning", res.ref, "immutable", topic="immutable"))
     return out
 
 

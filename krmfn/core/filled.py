@@ -59,5 +59,10 @@ def refuse(res: Resource, why: str, how: str) -> InputError:
                       "the opt-in; to roll its readers when it changes, see docs/rotation.md", res.ref)
 
 
-def left_alone(res: Resource, why: str) -> Result:
-    return Result(f"left alone: {why}; a renamed or immutable copy would be one it never writes", "info", res.ref)
+def left_alone(res: Resource, why: str, what: str = "written") -> Result:
+    """The info that says why select or a selector did not hash it (``what``: what a copy would not be)."""
+    return Result(f"left alone: {why}; a renamed or immutable copy would be one it never {_VERB[what]}",
+                  "info", res.ref)
+
+
+_VERB = {"written": "writes", "renamed": "reads"}

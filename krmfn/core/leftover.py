@@ -70,10 +70,18 @@ def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], Node, bool]]:
         elif last in ("args", "command") or keys[-2:] == ("env", "value"):
             yield keys, node, True
         elif len(keys) >= 3 and keys[-3:-1] == ("metadata", "annotations"):
-            if not last.startswith(IGNORED_ANNOTATIONS):
+            if not last.startswith(IGNORED_ANNOTATIONS) and not _prose(last, doc.string(node) or ""):
                 yield keys, node, True
-        elif res.kind == "ConfigMap" and len(keys) == 2 and keys[0] == "data":
-            yield keys, node, True
+        elif res.kind == "ConfigMap" and len(keys) == 2 and keys[0] == "data" and not last.startswith("_"):
+            yield keys, node, True  # a key that begins with _ holds documentation (Knative's _example)
+
+
+_PROSE_KEYS = ("description", "summary", "message", "note", "notes", "help", "title")
+
+
+def _prose(key: str, value: str) -> bool:
+    """An annotation that holds words for people (its key says so, or it reads as a sentence)."""
+    return key.rsplit("/", 1)[-1].lower().endswith(_PROSE_KEYS) or len(value.split()) > 8
 
 
 def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
@@ -84,6 +92,8 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
     own = {h.res.index for h in renamed}
     others = {r.name for r in scanned.resources if r.name in by_name and r.index not in own
               and r.kind not in ("ConfigMap", "Secret")}
+    # a namespace of the same name (kyverno in --namespace=kyverno, system:serviceaccount:kyverno:...)
+    others |= {r.namespace for r in scanned.resources if r.namespace in by_name}
     text = _pattern(list(by_name))
     count, find = re.compile(text.encode()).findall, re.compile(text).finditer
     results: list[Result] = []
@@ -131,7 +141,7 @@ def _warning(res: Resource, keys: tuple[str, ...], node: Node, h: Hashed, kind: 
     return Result(f"holds {h.original}, the original name of {h.res.kind} {h.original}, which krmfn renames to "
                   f"{h.new_name}: if this means that {h.res.kind}, it keeps naming the old one. To rewrite it, "
                   f"{inside}{add} (docs/field-specs.md).", "warning", res.ref, where, h.original, h.new_name,
-                  paste, DETAIL_TAG)
+                  paste, DETAIL_TAG, topic="leftover-name")
 
 
 __all__ = ["leftovers"]

@@ -19,7 +19,7 @@ from typing import TypeVar, cast
 
 from krmfn.core.config import Config
 from krmfn.core.plan import Plan
-from krmfn.core.scan import Hashed, Reference, Scanned, scan
+from krmfn.core.scan import Declined, Hashed, Reference, Scanned, scan
 from krmfn.core.walk import ReferenceTable
 from krmfn.core.write import write
 from krmfn.krm.envelope import ResourceList
@@ -48,7 +48,7 @@ class _Packed:
     hashed: list[tuple]
     references: dict
     results: list
-    declined: dict[int, str]
+    declined: dict[int, Declined]
     families: dict[int, str]
     marks: dict
     rollouts: dict

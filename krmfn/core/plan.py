@@ -17,7 +17,8 @@ from krmfn.core.kinds import plural, reference_kind
 from krmfn.core.lookup import Index
 from krmfn.core.outcomes import check_names_back, fixed_names, kept, settle
 from krmfn.core.retention import ORIGINAL_NAME
-from krmfn.core.scan import Hashed, Reference, Scanned
+from krmfn.core.scan import Declined, Hashed, Reference, Scanned
+from krmfn.core.silence import silenced
 from krmfn.core.table import WRITERS
 from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result
@@ -112,7 +113,7 @@ def _leave_written_alone(scanned: Scanned, named: dict[tuple[str, str], str], co
         how = explicit(h.res, h.original, config)
         if how is not None:
             raise refuse(h.res, why, how)
-        scanned.declined[h.res.index] = why
+        scanned.declined[h.res.index] = Declined(why, outside=True)
         results.append(left_alone(h.res, why))
     scanned.hashed[:] = kept
 
@@ -242,7 +243,8 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         else:
             results.append(Result(f"{now}, but nothing in the input references it: a workload that "
                                   f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
-                                  + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed))
+                                  + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed,
+                                  topic="unreferenced"))
     results += fates
     _rotation(scanned, index, written, config, changes, results)
     moved = [h for h in scanned.hashed if h.strategy is Strategy.SUFFIX and h.new_name != h.original]
@@ -258,7 +260,7 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
         from krmfn.core.unmatched import quiet_rules  # here, for start-up time: only those runs need it
 
         results += quiet_rules(scanned, config)
-    return Plan(changes, _named_as_written(results, scanned.hashed))
+    return Plan(changes, _named_as_written(silenced(results, scanned.resources), scanned.hashed))
 
 
 def _became(h: Hashed) -> str:

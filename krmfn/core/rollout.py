@@ -122,9 +122,10 @@ def way(api_version: str, kind: str) -> Way | None:
 
 def verdict(doc: Doc, node: Node, api_version: str, kind: str) -> Verdict | None:
     """What a new pod template does to this object, from its own fields; None for a kind that
-    runs no pods (a Role, a HelmRelease) or that the table does not know."""
+    runs no pods (a Role, a HelmRelease) or that the table does not know, and for a Helm hook
+    (Helm runs it at its phase: a rollout is not how it takes a change)."""
     w = way(api_version, kind)
-    if w is None:
+    if w is None or _helm_hook(doc, node):
         return None
     if w.fresh is not None and generated(doc, node):
         return "info", GENERATED, w.fresh
@@ -133,8 +134,37 @@ def verdict(doc: Doc, node: Node, api_version: str, kind: str) -> Verdict | None
         for key in unless.keys:
             at = doc.get(doc.resolve(at), key) if at is not None else None
         if at is not None and doc.str(at) == unless.value:
+            if unless.value == "Recreate" and _singleton(doc, node):
+                return "info", unless.path, SINGLETON
             return unless.severity, unless.path, unless.text
     return w.severity, w.field, w.text
+
+
+SINGLETON = ("rolls out {when} with a short outage, as it must: strategy Recreate stops its one pod before the next "
+             "starts, which a ReadWriteOnce volume claim needs")
+
+
+def _helm_hook(doc: Doc, node: Node) -> bool:
+    meta = doc.get(node, "metadata")
+    meta = doc.resolve(meta) if meta is not None else None
+    notes = doc.get(meta, "annotations") if meta is not None and doc.is_map(meta) else None
+    notes = doc.resolve(notes) if notes is not None else None
+    return notes is not None and doc.is_map(notes) and doc.get(notes, "helm.sh/hook") is not None
+
+
+def _singleton(doc: Doc, node: Node) -> bool:
+    """One replica (or none said) and a persistent volume claim mounted: Recreate is how it must roll."""
+    spec = doc.get(node, "spec")
+    spec = doc.resolve(spec) if spec is not None else None
+    if spec is None or not doc.is_map(spec):
+        return False
+    replicas = doc.str(doc.get(spec, "replicas")) if doc.get(spec, "replicas") is not None else "1"
+    if replicas not in ("0", "1"):
+        return False
+    volumes = doc.path(spec, "template", "spec", "volumes")
+    return volumes is not None and doc.is_seq(doc.resolve(volumes)) and any(
+        doc.get(doc.resolve(v), "persistentVolumeClaim") is not None for v in doc.children(doc.resolve(volumes))
+        if doc.is_map(doc.resolve(v)))
 
 
 def generated(doc: Doc, node: Node) -> bool:
@@ -180,7 +210,7 @@ def _join(words: list[str], conjunction: str) -> str:
 def result(referrer: ResourceRef, found: Verdict, when: str) -> Result:
     """The verdict worded for one referrer: ``when`` says which change it is about."""
     severity, path, text = found
-    return Result(text.replace("{when}", when), severity, referrer, path)
+    return Result(text.replace("{when}", when), severity, referrer, path, topic="rollout")
 
 
 __all__ = ["WAYS", "Unless", "Verdict", "Way", "result", "verdict", "way", "when"]

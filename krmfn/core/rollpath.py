@@ -87,7 +87,7 @@ def warning(workload: ResourceRef, kind: str, name: str, ways: list[str], path: 
         f"rolls {workload.kind} {workload.name} when it changes (the {owner} is not opted in to krmfn, the pod "
         f"template has no checksum/* annotation, no Reloader or Kyverno mark reaches it): opt it in with "
         f'krmfn.dev/content-hash: "true" on the {maker or kind} (or "false" to say a restart is meant)',
-        "warning", workload, path, name)
+        "warning", workload, path, name, topic="roll-path")
 
 
 __all__ = ["CHECKSUM", "Read", "has_checksum", "read_via", "warning"]

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from krmfn.core.config import Config
 from krmfn.core.lookup import Index
 from krmfn.core.optin import RELOADER_AUTO, RELOADER_LISTS
-from krmfn.core.retention import OPTED_OUT
 from krmfn.core.scan import Scanned
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
@@ -102,9 +101,9 @@ def _classify(scanned: Scanned, kind: str, name: str, found: list, written: dict
                        True)
     if hashed is not None:
         return _Render(kind, new_name)
-    why = scanned.declined.get(target.index)
-    if why is not None and why != OPTED_OUT:
-        return Outside(kind, name, why, True)  # a controller fills it (core.filled)
+    declined = scanned.declined.get(target.index)
+    if declined is not None and declined.outside:
+        return Outside(kind, name, declined.why, True)  # a controller fills it (core.filled)
     return None  # in Git and not hashed: the roll-path audit's (core.audit)
 
 
@@ -149,7 +148,8 @@ def findings(scanned: Scanned, found: dict[int, Reads], config: Config) -> list[
                f"Reloader does not roll a {res.kind}: restart it when they change")
         results.append(Result(f"nothing rolls this {res.kind} when {names} {'changes' if len(known) == 1 else 'change'}"
                               f" outside Git: {fix} (docs/rotation.md)", "warning", res.ref,
-                              detail="; ".join(f"{o.kind} {o.name}: {o.why}" for o in known), detail_tag="why"))
+                              detail="; ".join(f"{o.kind} {o.name}: {o.why}" for o in known), detail_tag="why",
+                              topic="rotation"))
     return results
 
 
@@ -169,7 +169,8 @@ def _blanket(res: Resource, key: str, mine: Reads, written: bool) -> Result:
     else:
         instead = f"name only what changes outside Git instead: {'; '.join(precise)} (or set rotation: reloader)"
     return Result(f"{key}: \"true\" restarts this {res.kind} on every change of every object of its kinds that it "
-                  f"reads, and {why}; {instead}", "warning", res.ref, f"metadata.annotations[{key}]")
+                  f"reads, and {why}; {instead}", "warning", res.ref, f"metadata.annotations[{key}]",
+                  topic="reloader-auto")
 
 
 __all__ = ["Outside", "Reads", "findings", "reads", "reload_edits"]

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from krmfn.core import hashing
 from krmfn.core.config import Config, Strategy
 from krmfn.core.filled import explicit, filled_by, left_alone, refuse
 from krmfn.core.kinds import BY_KIND, RenamedKind, reference_kind, renamed_kind
+from krmfn.core.known import read_by_name
 from krmfn.core.optin import (
     MARK_BYTES,
     OWN_BYTES,
@@ -97,6 +99,13 @@ class Reference:
     in_known_kind: bool = False  # unplaced, in a kind the table knows (outside its paths)
 
 
+class Declined(NamedTuple):
+    """Why an object of a renamed kind is never hashed in this run."""
+
+    why: str
+    outside: bool = False  # a controller writes its content: it changes outside Git (core.rotation)
+
+
 @dataclass(repr=False, eq=False)
 class Scanned:
     """What the plan needs from the items, read one item at a time."""
@@ -106,8 +115,10 @@ class Scanned:
     hashed: list[Hashed] = field(default_factory=list)
     references: dict[int, list[Reference]] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
-    # objects never hashed, and why: their own annotation says "false", or a controller fills them (core.filled)
-    declined: dict[int, str] = field(default_factory=dict)
+    # objects never hashed, and why: their own annotation says "false", a controller fills them
+    # (core.filled: the reason's ``outside`` is set, its content is not the render's), or a program
+    # reads them by name (core.known)
+    declined: dict[int, Declined] = field(default_factory=dict)
     # Objects not hashed (yet) whose name is a hashed name of the family they record: a mark
     # names them by that family name (item index -> the family name).
     families: dict[int, str] = field(default_factory=dict)
@@ -341,17 +352,23 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         how = explicit(res, original, config)
         if how is not None:
             raise refuse(res, filled, how)
-        out.declined[res.index] = filled
+        out.declined[res.index] = Declined(filled, outside=True)
         if own_choice(res, kind, original, config):  # select, a selector: say why it is not hashed (under -v)
             out.results.append(left_alone(res, filled))
         return
     choice = own_choice(res, kind, original, config)
+    if choice and explicit(res, original, config) is None:  # select or a selector: not a reader krmfn can follow
+        known = read_by_name(res, original)
+        if known is not None:
+            out.declined[res.index] = Declined(known)
+            out.results.append(left_alone(res, known, "renamed"))
+            return
     if choice is None:  # a workload's mark may still opt it in (core.plan)
         if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
     if not choice:
-        out.declined[res.index] = OPTED_OUT
+        out.declined[res.index] = Declined(OPTED_OUT)
         if ORIGINAL_NAME in res.annotations:  # krmfn renamed it before: the way out (core.restore)
             from krmfn.core.restore import renamed_before, restore_edits  # here, for start-up time: rare
 
@@ -480,6 +497,10 @@ def _scan_reads(res: Resource, refs: list[Reference], config: Config, out: Scann
             out.roll_marks[res.index] = [Mark("", ("ConfigMap", "Secret"))]
 
 
+# Kinds whose pods run once: a change they never see is no roll path to audit (core.audit).
+ONE_SHOT = frozenset({"Pod", "Job"})
+
+
 def _needs_reading(res: Resource, source: bytes, config: Config, table: ReferenceTable) -> bool:
     """Whether an object's bytes can matter: a renamed kind, a kind the table walks or notes, krmfn's
     own keys or a workload mark in it, or a mention of a renamed kind where references may hide.
@@ -545,7 +566,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             found = verdict(res.tree, res.node, res.api_version, res.kind)
             if found is not None:
                 out.rollouts[index] = found
-                if refs and config.audit != "off":  # audit: off looks for nothing
+                if refs and config.audit != "off" and res.kind not in ONE_SHOT:  # audit: off looks for nothing
                     _scan_reads(res, refs, config, out)
         # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
         # it knows, when the text mentions a renamed kind more often than the walk found names of

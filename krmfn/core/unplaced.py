@@ -161,7 +161,8 @@ def warning(res: Resource, node: Node, kind: str, name: str, new_name: str, know
         how = (f"add {what}{entry} to the function config's fieldSpecs{scope}: krmfn -v prints {it} ready to "
                f"paste, and the function's result holds {it} in tags.{DETAIL_TAG}.")
     # One line (every message is); the snippet rides beside it, for -v and the result's tags.
-    return Result(f"{fate} To rewrite it, {how}", "warning", res.ref, where, name, new_name, paste, DETAIL_TAG)
+    return Result(f"{fate} To rewrite it, {how}", "warning", res.ref, where, name, new_name, paste, DETAIL_TAG,
+                  topic="unplaced-reference")
 
 
 __all__ = ["SHAPES", "Shapes", "Suggestion", "candidates", "suggest", "warning"]

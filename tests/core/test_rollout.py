@@ -153,7 +153,7 @@ UNREFERENCED = """\
 - apiVersion: v1
   kind: {kind}
   metadata:
-    name: argocd-cm
+    name: legacy-settings
     namespace: argocd{annotations}
   data: {{url: aHR0cHM6Ly9hcmdv}}
 """
@@ -173,7 +173,7 @@ def test_nothing_references_it_says_what_select_all_may_break_and_how_to_opt_out
 @pytest.mark.parametrize("how", ["annotation", "names"])
 def test_an_object_opted_in_by_its_own_annotation_or_by_name_is_not_told_about_select_all(how):
     annotations = '\n    annotations: {krmfn.dev/content-hash: "true"}' if how == "annotation" else ""
-    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: all, names: argocd-cm}"
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {select: all, names: legacy-settings}"
     out = run(resource_list(UNREFERENCED.format(kind="ConfigMap", annotations=annotations), config))
     (warning,) = out.results
     assert "nothing in the input references it" in warning.message and "select: all" not in warning.message

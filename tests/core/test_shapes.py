@@ -146,7 +146,7 @@ items:
   kind: ConfigMap
   metadata:
     name: dash
-    labels: {grafana_dashboard: "1"}
+    labels: {dashboards.example.com/folder: "1"}
     annotations:
       {}
   data:
@@ -166,7 +166,7 @@ def test_chart_shapes_are_edited_in_the_hashed_objects_own_text() -> None:
         in text
     assert '      "app.kubernetes.io/name": app\n      krmfn.dev/family: app\n' in text
     assert "      set -e\n\n      make && make install   # build\n\n      echo done\n" in text
-    assert "    labels: {grafana_dashboard: \"1\", krmfn.dev/family: dash}\n" in text
+    assert "    labels: {dashboards.example.com/folder: \"1\", krmfn.dev/family: dash}\n" in text
     assert "    annotations:\n      {krmfn.dev/original-name: dash}\n" in text
 
 

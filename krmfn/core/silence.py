@@ -1,0 +1,44 @@
+"""One warning silenced on one object, as linters allow: ``krmfn.dev/ignore-warnings: "leftover-name"``.
+
+Why: some warnings are about what krmfn cannot know (a name in free text that is not the
+ConfigMap's, a Recreate that is meant). The object's owner says so once, by the warning's class;
+the warning is then an info, shown under ``-v`` and in the results, never lost, and the other
+classes still warn. ``all`` silences every class on that object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from krmfn.krm.resource import Resource
+from krmfn.results import Result
+
+IGNORE = "krmfn.dev/ignore-warnings"
+_IGNORE_BYTES = IGNORE.encode()
+# Every class of warning a user may silence, as Result.topic names it (docs/audit.md).
+CLASSES = ("leftover-name", "unplaced-reference", "roll-path", "immutable", "rotation", "reloader-auto",
+           "unreferenced", "rollout", "namespace")
+
+
+def silenced(results: list[Result], resources: list[Resource]) -> list[Result]:
+    """``results`` with each warning its object's annotation silences lowered to an info saying so."""
+    marked = [res for res in resources if _IGNORE_BYTES in res.source]
+    if not marked:  # the common run: one byte search per object, nothing parsed
+        return results
+    ignored: dict[tuple[str, str, str, str], set[str]] = {}
+    for res in marked:
+        value = res.annotations.get(IGNORE)
+        if value is not None:
+            own = res.ref
+            ignored[(own.api_version, own.kind, own.name, own.namespace)] = {c.strip() for c in value.split(",")}
+    out = []
+    for r in results:
+        ref = r.resource
+        classes = ignored.get((ref.api_version, ref.kind, ref.name, ref.namespace)) if ref is not None else None
+        if r.severity == "warning" and classes and (r.topic in classes or "all" in classes):
+            r = replace(r, severity="info", message=f"{r.message} (silenced: {IGNORE})")
+        out.append(r)
+    return out
+
+
+__all__ = ["CLASSES", "IGNORE", "silenced"]
