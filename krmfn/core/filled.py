@@ -22,20 +22,23 @@ TOKEN = "kubernetes.io/service-account-token"
 CERT_MANAGER = "cert-manager.io/"
 
 
-def filled_by(res: Resource) -> str | None:
-    """Why a Secret's content is a controller's to write (None: it is the render's)."""
+def filled_by(res: Resource) -> tuple[str, bool] | None:
+    """Why a Secret's content is a controller's to write, and whether it changes outside Git with
+    it (an empty Opaque Secret may be filled by an operator, or may stay empty: no rotation is
+    assumed); None: its content is the render's."""
     doc = res.tree
     node = doc.get(res.node, "type")
     type_ = doc.string(node) if node is not None and not doc.is_null(node) else None
     if node is not None and not doc.is_null(node) and type_ is None:
         return None  # not text: the hash says so, naming the field
     if type_ == TOKEN:
-        return f"it is a service-account token (type {TOKEN}), which the token controller fills"
+        return f"it is a service-account token (type {TOKEN}), which the token controller fills", True
     mark = next((key for key in res.annotations if key.startswith(CERT_MANAGER)), None)
     if mark is not None:
-        return f"cert-manager fills it (it carries the annotation {mark})"
+        return f"cert-manager fills it (it carries the annotation {mark})", True
     if all(_empty(res, key) for key in ("data", "stringData")):
-        return f"it holds no data (type {type_ or 'Opaque'}), so a controller or an operator fills it"
+        typed = type_ not in (None, "Opaque")
+        return f"it holds no data (type {type_ or 'Opaque'}), so a controller or an operator fills it", typed
     return None
 
 

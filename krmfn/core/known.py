@@ -40,6 +40,9 @@ KNOWN: tuple[ByName, ...] = (
     ByName("Knative", "ConfigMap", pattern=r"config-[a-z0-9-]+", label=("app.kubernetes.io/name", r"knative-.+")),
     ByName("ingress-nginx's controller (its --configmap flag)", "ConfigMap", frozenset({"ingress-nginx-controller"})),
     ByName("Kyverno", "ConfigMap", frozenset({"kyverno", "kyverno-metrics"})),
+    # its chart prefixes the release name (rel-kyverno, rel-kyverno-metrics), passed to the pods in env values
+    ByName("Kyverno", "ConfigMap", pattern=r".+-kyverno(?:-metrics)?",
+           label=("app.kubernetes.io/part-of", r".*kyverno")),
     ByName("Istio", "ConfigMap", frozenset({"istio", "istio-sidecar-injector", "istio-ca-root-cert"})),
     ByName("the Prometheus Operator (alertmanager-NAME for the Alertmanager NAME)", "Secret",
            pattern=r"alertmanager-[a-z0-9.-]+", label=("app.kubernetes.io/name", "alertmanager")),

@@ -349,12 +349,13 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
         out.results.append(stale)
     filled = filled_by(res) if kind.kind == "Secret" else None
     if filled is not None:
+        why, outside = filled
         how = explicit(res, original, config)
         if how is not None:
-            raise refuse(res, filled, how)
-        out.declined[res.index] = Declined(filled, outside=True)
+            raise refuse(res, why, how)
+        out.declined[res.index] = Declined(why, outside)
         if own_choice(res, kind, original, config):  # select, a selector: say why it is not hashed (under -v)
-            out.results.append(left_alone(res, filled))
+            out.results.append(left_alone(res, why))
         return
     choice = own_choice(res, kind, original, config)
     if choice and explicit(res, original, config) is None:  # select or a selector: not a reader krmfn can follow
