@@ -58,9 +58,9 @@ def immutables(scanned: Scanned, index: Index) -> list[Result]:
         if item in index.hashed_of:
             continue
         res = scanned.resources[item]
-        out.append(Result(f"immutable: true on a {res.kind} krmfn does not rename: the API server refuses the next "
-                          f"change of its data, so the apply fails. Opt it in to krmfn (each change is then a new "
-                          f"{res.kind}), or remove immutable", "warning", res.ref, "immutable", topic="immutable"))
+        out.append(Result(f"immutable: true on a {res.kind} krmfn does not rename: the next change of its data fails "
+                          f"the apply; opt it in to krmfn (a new {res.kind} each change), or remove immutable",
+                          "warning", res.ref, "immutable", topic="immutable"))
     return out
 
 

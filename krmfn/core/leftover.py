@@ -27,7 +27,6 @@ import re
 from collections.abc import Iterator
 
 from krmfn.core.fieldspec import join_path
-from krmfn.core.kinds import plural
 from krmfn.core.optin import MARK_KEYS
 from krmfn.core.retention import ORIGINAL_NAME
 from krmfn.core.scan import Hashed, Scanned
@@ -129,19 +128,13 @@ def _warning(res: Resource, keys: tuple[str, ...], node: Node, h: Hashed, kind: 
     where = res.tree.path_of(node, res.node)
     group = f", group: {res.group}" if res.group else ""
     spec = f"{{kind: {res.kind}{group}, path: {join_path(keys)}}}"
+    # the entry to paste, as kustomize writes it: a ConfigMap's in a plain list, another kind's in a
+    # nameReference entry of its own; the one line says where it is (krmfn -v, tags.fieldSpecs)
     paste = f"- {spec}" if kind == "ConfigMap" else f"- kind: {kind}\n  fieldSpecs:\n  - {spec}"
-    if kind == "ConfigMap":  # short enough for the one line
-        add = f"add {spec} to the function config's fieldSpecs"
-    else:
-        add = (f"add a field spec, in a nameReference entry for {plural(kind)}, to the function config's "
-               f"fieldSpecs: krmfn -v prints it ready to paste, and the function's result holds it in "
-               f"tags.{DETAIL_TAG}")
-    inside = ("" if whole else "the name sits inside a longer value, which a field spec does not rewrite: give it "
-              "a field of its own (its own arg, or an env var from a configMapKeyRef), then ")
-    return Result(f"holds {h.original}, the original name of {h.res.kind} {h.original}, which krmfn renames to "
-                  f"{h.new_name}: if this means that {h.res.kind}, it keeps naming the old one. To rewrite it, "
-                  f"{inside}{add} (docs/field-specs.md).", "warning", res.ref, where, h.original, h.new_name,
-                  paste, DETAIL_TAG, topic="leftover-name")
+    inside = "" if whole else "give it a field of its own, then "
+    return Result(f"holds {h.original}, the old name of {h.res.kind} {h.original} (now {h.new_name}): if it means "
+                  f"that {h.res.kind}, {inside}add the fieldSpecs entry krmfn -v prints (docs/field-specs.md)",
+                  "warning", res.ref, where, h.original, h.new_name, paste, DETAIL_TAG, topic="leftover-name")
 
 
 __all__ = ["leftovers"]

@@ -51,8 +51,8 @@ def trap(subject: str, referrer: Resource, here: str, found: list[tuple[Resource
         if given and not missing and len(there) == 1:  # one side left empty: kubectl apply -n may fill it
             fixes.append(f"if you apply with kubectl apply -n {given}, set defaultNamespace: {given} in the "
                          f"function config (--default-namespace {given})")
-    return Result(f"{message}: {effect}. To fix it, {', or, '.join(fixes)}", "warning", referrer.ref, field,
-                  topic="namespace")
+    return Result(f"{message}: {effect}", "warning", referrer.ref, field, detail=f"to fix it, {', or, '.join(fixes)}",
+                  detail_tag="fix", topic="namespace")
 
 
 __all__ = ["describe", "trap"]

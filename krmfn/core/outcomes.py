@@ -152,7 +152,7 @@ _READ_BY_NAME = {
 def fixed_names(kind: str) -> str:
     """What to add to "nothing references it" when only ``select: all`` opted the object in."""
     examples = _READ_BY_NAME.get(kind, f"a controller flag that names the {kind}")
-    return (f". select: all opted it in, and a program that reads a {kind} by a fixed name ({examples}) breaks "
+    return (f"select: all opted it in, and a program that reads a {kind} by a fixed name ({examples}) breaks "
             f'when it is renamed: if one reads it, opt it out with krmfn.dev/content-hash: "false", or keep its '
             "name with krmfn.dev/strategy: annotation")
 

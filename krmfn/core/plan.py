@@ -242,9 +242,9 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
                                   "rewrite (see the warning for each place)", "info", renamed))
         else:
             results.append(Result(f"{now}, but nothing in the input references it: a workload that "
-                                  f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}"
-                                  + (fixed_names(h.res.kind) if h.by_select else ""), "warning", renamed,
-                                  topic="unreferenced"))
+                                  f"names it elsewhere will not follow{' its next change' if _keeps_name(h) else ''}",
+                                  "warning", renamed, detail=fixed_names(h.res.kind) if h.by_select else None,
+                                  detail_tag="why", topic="unreferenced"))
     results += fates
     _rotation(scanned, index, written, config, changes, results)
     moved = [h for h in scanned.hashed if h.strategy is Strategy.SUFFIX and h.new_name != h.original]

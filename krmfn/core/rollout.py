@@ -60,7 +60,7 @@ def _paused(path: str, what: str = "the new pod template waits until it is resum
 
 _ON_DELETE = Unless("spec.updateStrategy.type", "OnDelete", "warning",
                     "does not roll {when} until its pods are deleted (updateStrategy OnDelete): running pods keep "
-                    "the old version, so keep old versions (retention) until every pod has been replaced")
+                    "the old version; keep old versions (retention) until each is replaced")
 _REPLICA_SET = ("does not roll {when}: a ReplicaSet leaves running pods alone when its template changes, and only "
                 "pods it starts later get the new version; run it from a Deployment")
 
@@ -208,9 +208,19 @@ def _join(words: list[str], conjunction: str) -> str:
 
 
 def result(referrer: ResourceRef, found: Verdict, when: str) -> Result:
-    """The verdict worded for one referrer: ``when`` says which change it is about."""
+    """The verdict worded for one referrer: ``when`` says which change it is about. A warning is
+    one line of at most 200 characters where it can be: the hashed names in ``when``'s parentheses
+    then go to its long form (``krmfn -v``)."""
     severity, path, text = found
-    return Result(text.replace("{when}", when), severity, referrer, path, topic="rollout")
+    message = text.replace("{when}", when)
+    if severity == "warning" and len(message) > LINE and when.endswith(")") and " (" in when:
+        short, _, names = when.partition(" (")
+        return Result(text.replace("{when}", short), severity, referrer, path, detail=names[:-1], detail_tag="names",
+                      topic="rollout")
+    return Result(message, severity, referrer, path, topic="rollout")
+
+
+LINE = 200  # the most a warning's one line should hold (its long form goes under -v)
 
 
 __all__ = ["WAYS", "Unless", "Verdict", "Way", "result", "verdict", "way", "when"]

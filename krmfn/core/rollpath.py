@@ -83,11 +83,12 @@ def warning(workload: ResourceRef, kind: str, name: str, ways: list[str], path: 
     object that makes it, where that is another (a SealedSecret makes the Secret): it is opted in."""
     owner = f"{maker} that makes it" if maker and maker != kind else kind
     return Result(
-        f"reads {kind} {name} through {' and '.join(ways)}, which a running pod never sees change, and nothing "
-        f"rolls {workload.kind} {workload.name} when it changes (the {owner} is not opted in to krmfn, the pod "
-        f"template has no checksum/* annotation, no Reloader or Kyverno mark reaches it): opt it in with "
-        f'krmfn.dev/content-hash: "true" on the {maker or kind} (or "false" to say a restart is meant)',
-        "warning", workload, path, name, topic="roll-path")
+        f"reads {kind} {name} through {' and '.join(ways)}, which running pods never see change, and nothing rolls "
+        f'it: opt it in (krmfn.dev/content-hash: "true" on the {maker or kind}), or "false" if a restart is meant',
+        "warning", workload, path, name, detail=(
+            f"nothing rolls {workload.kind} {workload.name} when {kind} {name} changes: the {owner} is not opted in "
+            "to krmfn, the pod template has no checksum/* annotation, and no Reloader or Kyverno mark reaches it"),
+        detail_tag="why", topic="roll-path")
 
 
 __all__ = ["CHECKSUM", "Read", "has_checksum", "read_via", "warning"]

@@ -165,11 +165,11 @@ def _blanket(res: Resource, key: str, mine: Reads, written: bool) -> Result:
     if not precise:
         instead = "remove it: nothing it reads changes outside Git"
     elif written:
-        instead = f"krmfn wrote the precise marks ({'; '.join(precise)}): remove the blanket one"
+        instead = "krmfn wrote the precise reload annotations: remove it"
     else:
-        instead = f"name only what changes outside Git instead: {'; '.join(precise)} (or set rotation: reloader)"
-    return Result(f"{key}: \"true\" restarts this {res.kind} on every change of every object of its kinds that it "
-                  f"reads, and {why}; {instead}", "warning", res.ref, f"metadata.annotations[{key}]",
+        instead = "replace it with the precise reload annotations krmfn -v prints (or set rotation: reloader)"
+    return Result(f"{key}: \"true\" restarts this {res.kind} on every change of what it reads; {instead}", "warning",
+                  res.ref, f"metadata.annotations[{key}]", detail="; ".join([why, *precise]), detail_tag="precise",
                   topic="reloader-auto")
 
 

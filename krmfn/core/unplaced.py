@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core.fieldspec import join_path
-from krmfn.core.kinds import plural
 from krmfn.core.table import pod_spec_paths
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
@@ -137,32 +136,20 @@ def warning(res: Resource, node: Node, kind: str, name: str, new_name: str, know
     """The warning for one unplaced reference that names the opted-in ``kind`` object ``new_name``;
     ``known``: in a kind the reference table knows, outside the paths it has for it."""
     where = res.tree.path_of(node, res.node)
-    holder = f"{res.kind} ({res.group})" if res.group else res.kind
     s = suggest(res, node, kind)
-    why = (f"krmfn does not rewrite this field of {holder}" if known else
-           f"krmfn does not know where {holder} names {plural(kind)}")
+    where_not = "in a field krmfn does not rewrite" if known else f"where krmfn does not know {res.kind} names one"
     if name != new_name:
-        fate = (f"names {kind} {name}, which krmfn renames to {new_name}, but {why}: it is left unchanged and "
-                f"keeps naming the old {kind}.")
+        fate = f"names {kind} {name} (now {new_name}) {where_not}: it keeps naming the old {kind}."
     else:
-        fate = (f"names {kind} {name}, krmfn's hashed name for it today, but {why}: it will keep this name "
-                f"when the {kind}'s content changes.")
+        fate = f"names {kind} {name}, its hashed name today, {where_not}: it will not follow a change."
     if kind == "ConfigMap":  # a plain list of field specs means ConfigMaps
         paste = "\n".join(f"- {spec}" for spec in s.specs)
     else:  # others go in a nameReference entry of their kind, as kustomize writes it
         paste = f"- kind: {kind}\n  fieldSpecs:\n" + "\n".join(f"  - {spec}" for spec in s.specs)
-    scope = f" (it sits in a pod spec at {s.pod_spec}, so they cover all of it)" if s.pod_spec else ""
-    if kind == "ConfigMap" and len(s.specs) == 1:  # short enough for the one line
-        how = f"add {s.specs[0]} to the function config's fieldSpecs."
-    else:
-        what = "a field spec" if len(s.specs) == 1 else f"{len(s.specs)} field specs"
-        entry = "" if kind == "ConfigMap" else f", in a nameReference entry for {plural(kind)},"
-        it = "it" if len(s.specs) == 1 else "them"
-        how = (f"add {what}{entry} to the function config's fieldSpecs{scope}: krmfn -v prints {it} ready to "
-               f"paste, and the function's result holds {it} in tags.{DETAIL_TAG}.")
-    # One line (every message is); the snippet rides beside it, for -v and the result's tags.
-    return Result(f"{fate} To rewrite it, {how}", "warning", res.ref, where, name, new_name, paste, DETAIL_TAG,
-                  topic="unplaced-reference")
+    what = "the fieldSpecs entry" if len(s.specs) == 1 else f"the {len(s.specs)} fieldSpecs entries"
+    # One line of at most 200 characters; the snippet rides beside it, for -v and the result's tags.
+    return Result(f"{fate} Add {what} krmfn -v prints (docs/field-specs.md)", "warning", res.ref, where, name,
+                  new_name, paste, DETAIL_TAG, topic="unplaced-reference")
 
 
 __all__ = ["SHAPES", "Shapes", "Suggestion", "candidates", "suggest", "warning"]

@@ -646,7 +646,7 @@ def test_the_audit_level_from_a_flag_and_from_the_environment() -> None:
     """--audit and KRMFN_AUDIT (helm mode) set the function config's audit: a Deployment reading an
     unhashed ConfigMap through envFrom is a warning by default, an info (shown with -v) or nothing."""
     unhashed = STREAM.replace('krmfn.dev/content-hash: "true"', 'example.com/x: "y"')
-    assert "nothing rolls Deployment app" in cli(["--stream"], unhashed).stderr.decode()
+    assert "nothing rolls it: opt it in" in cli(["--stream"], unhashed).stderr.decode()
     for args, env in ((["--stream", "--audit", "off", "-v"], {}), (["helm", "-v"], {"KRMFN_AUDIT": "off"})):
         assert "nothing rolls" not in cli(args, unhashed, env=env).stderr.decode(), (args, env)
     infos = cli(["helm", "-v"], unhashed, env={"KRMFN_AUDIT": "info"}).stderr.decode()

@@ -78,12 +78,12 @@ def test_many_field_spec_warnings_are_one_stderr_line_each(tmp_path):
 
 
 def test_the_field_specs_are_in_the_results_tags_and_behind_v():
-    multi = [r for r in function_results() if "field specs to the function config's fieldSpecs" in r["message"]]
+    multi = [r for r in function_results() if "fieldSpecs entries krmfn -v prints" in r["message"]]
     assert multi and all(r["tags"]["fieldSpecs"].count("\n") >= 7 for r in multi)
     done = krmfn(["--stream", "-v"], STREAM)
     lines = done.stderr.splitlines()
     assert all(line.startswith("krmfn: ") for line in lines)
-    first = lines.index(next(line for line in lines if "krmfn -v prints them" in line))
+    first = lines.index(next(line for line in lines if "fieldSpecs entries krmfn -v prints" in line))
     pasted = multi[0]["tags"]["fieldSpecs"].splitlines()
     assert lines[first + 1:first + 1 + len(pasted)] == [f"krmfn:   {line}" for line in pasted]
 

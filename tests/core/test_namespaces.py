@@ -66,7 +66,7 @@ def test_a_base_left_to_kubectl_apply_n_gets_a_warning_on_each_referrer_naming_b
     for w in warnings:
         assert "only in namespace default (none given, and an empty namespace means default" in w.message
         assert "not in demo" in w.message
-        assert "set defaultNamespace: demo" in w.message and "give both the same metadata.namespace" in w.message
+        assert "set defaultNamespace: demo" in w.detail and "give both the same metadata.namespace" in w.detail
         assert w.field_path == "spec.template.spec.containers[0].envFrom[0].configMapRef.name"
     assert not any("not in the input" in r.message or "nothing in the input references it" in r.message
                    for r in out.results)
@@ -90,7 +90,7 @@ def test_with_default_namespace_an_explicit_default_is_another_namespace():
     (warning,) = [r for r in out.results if r.resource.kind == "Deployment" and r.severity == "warning"]
     assert "only in namespace default, not in demo (none given, and an empty namespace means demo in this " \
            "render, the function config's defaultNamespace)" in warning.message
-    assert "kubectl apply -n default" in warning.message
+    assert "kubectl apply -n default" in warning.detail
 
 
 def test_two_explicit_namespaces_have_one_fix():

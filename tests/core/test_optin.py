@@ -271,7 +271,7 @@ def test_the_kyverno_annotation_in_the_pod_template_is_the_seeds_mistake():
     assert not hashed(out, "ConfigMap", "app")
     warning, unrolled = [r for r in out.results if r.severity == "warning"]
     assert "autoreloader.thaum.xyz/configmap sits in the pod template" in warning.message
-    assert "nothing rolls Deployment" in unrolled.message  # the roll-path audit says what it costs
+    assert "nothing rolls Deployment" in unrolled.detail  # the roll-path audit says what it costs (-v)
 
 
 def test_unknown_honor_entry_is_a_config_error():

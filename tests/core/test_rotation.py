@@ -110,11 +110,12 @@ def test_a_blanket_reloader_mark_is_reported_with_the_precise_one():
     out = go(OBJECTS + workload(annotations='reloader.stakater.com/auto: "true"'))
     [warning] = [r for r in out.results if "reloader.stakater.com/auto" in r.message]
     assert warning.field_path == "metadata.annotations[reloader.stakater.com/auto]"
-    assert "krmfn rolls it at render on ConfigMap app-config-" in warning.message
-    assert 'secret.reloader.stakater.com/reload: "db-creds-' in warning.message
+    assert "krmfn rolls it at render on ConfigMap app-config-" in warning.detail  # the long form, under -v
+    assert 'secret.reloader.stakater.com/reload: "db-creds-' in warning.detail
+    assert "the precise reload annotations krmfn -v prints" in warning.message and len(warning.message) <= 200
     written = go(OBJECTS + workload(annotations='reloader.stakater.com/auto: "true"'), "rotation: reloader\n")
     [again] = [r for r in written.results if "reloader.stakater.com/auto" in r.message]
-    assert "krmfn wrote the precise marks" in again.message and "remove the blanket one" in again.message
+    assert "krmfn wrote the precise reload annotations: remove it" in again.message
 
 
 def test_rotation_reloader_and_honor_reloader_together_are_refused():

@@ -523,7 +523,7 @@ def test_the_roll_path_audit_names_the_sealed_secret_to_opt_in():
     out = run(resource_list(plain + deployment(env=SECRET_ENV)))
     [warning] = [r for r in out.results if r.severity == "warning"]
     assert warning.message.startswith("reads Secret db-creds through env")
-    assert "the SealedSecret that makes it is not opted in" in warning.message
+    assert "the SealedSecret that makes it is not opted in" in warning.detail
     assert 'krmfn.dev/content-hash: "true" on the SealedSecret' in warning.message
 
 

@@ -58,11 +58,11 @@ def test_each_shape_is_a_warning_with_its_path_and_a_field_spec(spec, path, fiel
     [w] = warnings(spec)
     assert w.field_path == path
     assert w.current == "app" and w.proposed == NEW
-    assert w.message.endswith(f"add {field_spec} to the function config's fieldSpecs.")
+    assert w.message.endswith("Add the fieldSpecs entry krmfn -v prints (docs/field-specs.md)")
     assert w.detail == f"- {field_spec}" and w.detail_tag == "fieldSpecs"
-    assert "\n" not in w.message
-    assert "Widget (example.com)" in w.message and "left unchanged" in w.message
-    assert w.message.startswith(f"names ConfigMap app, which krmfn renames to {NEW}")
+    assert "\n" not in w.message and len(w.message) <= 200
+    assert "where krmfn does not know Widget names one" in w.message and "keeps naming the old ConfigMap" in w.message
+    assert w.message.startswith(f"names ConfigMap app (now {NEW})")
 
 
 def test_a_pod_spec_like_map_gets_field_specs_for_all_of_it():
@@ -75,8 +75,7 @@ def test_a_pod_spec_like_map_gets_field_specs_for_all_of_it():
                 envFrom: [{configMapRef: {name: app}}]
         """)
     assert w.field_path == "spec.runner.template.spec.containers[0].envFrom[0].configMapRef.name"
-    assert "pod spec at spec.runner.template.spec" in w.message
-    assert "add 8 field specs to the function config's fieldSpecs" in w.message and "\n" not in w.message
+    assert "Add the 8 fieldSpecs entries krmfn -v prints" in w.message and "\n" not in w.message
     pasted = [line[2:] for line in w.detail.splitlines() if line.startswith("- ")]
     assert len(pasted) == 8
     assert "{kind: Widget, group: example.com, path: spec/runner/template/spec/volumes/configMap/name}" in pasted
@@ -121,7 +120,7 @@ def test_names_that_match_no_opted_in_configmap_are_quiet():
 
 def test_an_already_hashed_name_still_warns_it_will_not_follow():
     [w] = warnings(f"ref: {{configMapRef: {{name: {NEW}}}}}")
-    assert "krmfn's hashed name for it today" in w.message and "old ConfigMap" not in w.message
+    assert "its hashed name today" in w.message and "old ConfigMap" not in w.message
 
 
 def test_the_namespace_rules_of_references_apply():
@@ -136,7 +135,7 @@ def test_known_kinds_are_searched_outside_the_tables_paths():
                                               "extra: {configMapRef: {name: app}}")))
     found = [r for r in out.results if r.severity == "warning"]
     assert [r.field_path for r in found] == ["spec.template.spec.extra.configMapRef.name"]
-    assert "does not rewrite this field of Deployment (apps)" in found[0].message
+    assert "in a field krmfn does not rewrite" in found[0].message
     only = CM + widget("extra: {configMapRef: {name: app}}")
     results = run(resource_list(only)).results
     assert [r.severity for r in results if "is now" in r.message] == ["info"]
@@ -238,10 +237,8 @@ def test_each_secret_shape_is_a_warning_with_its_path_and_a_field_spec(spec, pat
     [w] = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Widget"]
     assert w.field_path == path
     assert w.current == "creds" and w.proposed == NEW_SECRET
-    assert w.message.startswith(f"names Secret creds, which krmfn renames to {NEW_SECRET}")
-    assert w.message.endswith("add a field spec, in a nameReference entry for Secrets, to the function config's "
-                              "fieldSpecs: krmfn -v prints it ready to paste, and the function's result holds it in "
-                              "tags.fieldSpecs.")
+    assert w.message.startswith(f"names Secret creds (now {NEW_SECRET})")
+    assert w.message.endswith("Add the fieldSpecs entry krmfn -v prints (docs/field-specs.md)")
     assert w.detail == f"- kind: Secret\n  fieldSpecs:\n  - {field_spec}"
     assert "hunter2" not in w.message
 
