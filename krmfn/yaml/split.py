@@ -43,7 +43,7 @@ from yaml.events import (
 )
 
 from krmfn.yaml.scalars import non_string_plain
-from krmfn.yaml.tree import YamlError, _error, block_scalar_end
+from krmfn.yaml.tree import ByteOffsets, YamlError, _error, block_scalar_end
 
 
 class Origin:
@@ -299,7 +299,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
     except _NotAList:
         return Cut(data, [], None, len(data), 0, False, False, data)
     top_start, top_end, flow_top, results, seq, entries, documents = found
-    to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else _ByteOffsets(text)
+    to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else ByteOffsets(text)
     slots: list[tuple[int, int]] = []
     lists: list[tuple[int, str]] = []
     outer: list[int] = []
@@ -420,26 +420,6 @@ def _slot_end(text: str, content_end: int) -> int:
             break
         end = line_end
     return end
-
-
-class _ByteOffsets:
-    """Character offsets of a text as byte offsets of its UTF-8 form. Asked mostly in increasing
-    order, so each answer encodes only the characters since the last one: linear in the text,
-    where a table of every character's offset cost a list entry per character."""
-
-    __slots__ = ("bytes", "chars", "text")
-
-    def __init__(self, text: str):
-        self.text = text
-        self.chars = 0
-        self.bytes = 0
-
-    def __call__(self, index: int) -> int:
-        if index < self.chars:
-            self.chars = self.bytes = 0
-        self.bytes += len(self.text[self.chars:index].encode("utf-8", "surrogatepass"))
-        self.chars = index
-        return self.bytes
 
 
 def _events(text: str, stream: bool = False) -> tuple:

@@ -133,6 +133,26 @@ def _block_indent(text: str, pos: int, end: int) -> int | None:
     return None
 
 
+class ByteOffsets:
+    """Character offsets of a text as byte offsets of its UTF-8 form. Asked mostly in increasing
+    order, so each answer encodes only the characters since the last one: linear in the text,
+    where a table of every character's offset cost a Python loop and a list entry per character."""
+
+    __slots__ = ("bytes", "chars", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.chars = 0
+        self.bytes = 0
+
+    def __call__(self, index: int) -> int:
+        if index < self.chars:
+            self.chars = self.bytes = 0
+        self.bytes += len(self.text[self.chars:index].encode("utf-8", "surrogatepass"))
+        self.chars = index
+        return self.bytes
+
+
 def as_read(text: Text) -> Text:
     """The text as krmfn gives it to libyaml: a leading byte order mark dropped, and a last line
     that holds only spaces, unended, ended: libyaml 0.2.5 misreads a block scalar there
@@ -197,7 +217,7 @@ class Doc:
         self.may_alias = False
         self.merges = False  # some map has a ``<<`` key
         self._index: dict[int, dict[Text, Node]] = {}
-        self._bytes_at: list[int] | None = None
+        self._bytes_at: ByteOffsets | None = None
 
     # --- reading ----------------------------------------------------------------------
 
@@ -386,13 +406,8 @@ class Doc:
         if self._bytes_at is None:
             if self.text.isascii():
                 return index
-            table, pos = [], 0
-            for ch in self.text:
-                table.append(pos)
-                pos += len(ch.encode("utf-8", "surrogatepass"))
-            table.append(pos)
-            self._bytes_at = table
-        return self._bytes_at[index]
+            self._bytes_at = ByteOffsets(self.text)
+        return self._bytes_at(index)
 
     def span(self, node: Node) -> tuple[int, int]:
         """Where the node's own text is, in bytes: for a block map or list, its first to its last
