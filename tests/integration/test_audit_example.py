@@ -14,10 +14,10 @@ import yaml
 from tooling import EXAMPLES, copy_example, env_with, need, run, write_krmfn
 
 EXAMPLE = EXAMPLES / "audit"
-LEFTOVER = ("Deployment/shop/api spec.template.spec.containers[0].args[1]: holds api-config, the original name of "
+LEFTOVER = ("Deployment/shop/api spec.template.spec.containers[0].args[1]: holds api-config, the old name of "
             "ConfigMap api-config")
 ROLL_PATH = ("Deployment/shop/api spec.template.spec.containers[0].env[0].valueFrom.configMapKeyRef.name: reads "
-             "ConfigMap api-limits through env, which a running pod never sees change")
+             "ConfigMap api-limits through env, which running pods never see change")
 
 
 def _kpt_eval(tmp_path: Path, *args: str) -> tuple[str, list[dict], Path]:
