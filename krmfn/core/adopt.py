@@ -122,8 +122,7 @@ def _declined(scanned: Scanned, config: Config, mark: Mark, target: Resource) ->
         wanted = sorted(config.kinds | {target.kind})
         fix = (f"{config.label('kinds')} {','.join(wanted)}" if config.from_shell else
                f"kinds: [{', '.join(wanted)}] in the function config")
-        return (f"{config.label('kinds')} is {','.join(sorted(config.kinds))}, which leaves {plural(target.kind)} out: "
-                f"add {target.kind} ({fix}) to hash it")
+        return f"{config.label('kinds')} leaves {plural(target.kind)} out: add {target.kind} ({fix})"
     return skips(mark, target)
 
 
@@ -136,9 +135,10 @@ def _missing(workload: Resource, mark: Mark, kind: str, name: str, index: Index,
                     index.empty, f"metadata.annotations[{mark.annotation}]")
     keep = {"reloader": "Reloader", "autoreload": "the Kyverno policy"}.get(mark.tool)
     fix = f"keep {keep} for it, or render it with the rest" if keep else "render it with the rest"
-    return Result(f"{mark.annotation} asks to roll for {kind} {name}, which is not in this render: krmfn cannot "
-                  f"roll {workload.kind} {workload.name} when it changes; {fix}", "warning", workload.ref,
-                  f"metadata.annotations[{mark.annotation}]")
+    return Result(f"{mark.annotation} asks to roll for {kind} {name}, which is not in this render: {fix}", "warning",
+                  workload.ref, f"metadata.annotations[{mark.annotation}]",
+                  detail=f"krmfn cannot roll {workload.kind} {workload.name} when {kind} {name} changes",
+                  detail_tag="why")
 
 
 def _unreferenced(workload: Resource, mark: Mark, target: Resource) -> Result:

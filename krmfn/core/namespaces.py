@@ -51,7 +51,9 @@ def trap(subject: str, referrer: Resource, here: str, found: list[tuple[Resource
         if given and not missing and len(there) == 1:  # one side left empty: kubectl apply -n may fill it
             fixes.append(f"if you apply with kubectl apply -n {given}, set defaultNamespace: {given} in the "
                          f"function config (--default-namespace {given})")
-    return Result(f"{message}: {effect}", "warning", referrer.ref, field, detail=f"to fix it, {', or, '.join(fixes)}",
+    short = (f"{subject}, which this render holds only in namespace {' and '.join(ns or empty for ns in there)}, "
+             f"not in {here or empty}: {effect}")
+    return Result(short, "warning", referrer.ref, field, detail=f"{message}; to fix it, {', or, '.join(fixes)}",
                   detail_tag="fix", topic="namespace")
 
 

@@ -135,8 +135,8 @@ def kept(h: Hashed, named_from: dict[ResourceRef, None] | None) -> Result:
                     "with no pod template to roll (see the info on each)"
         return Result(lead + said, "info", ref)
     if named_from:
-        return Result(f"{lead}, but only objects in other namespaces name it ({', '.join(map(str, named_from))}): see "
-                      "the warning on each", "warning", ref)
+        return Result(f"{lead}, but only objects in other namespaces name it: see the warning on each", "warning", ref,
+                      detail=", ".join(map(str, named_from)), detail_tag="namedFrom")
     return Result(f"{lead}, and nothing in the input references it: nothing rolls when it changes", "info", ref)
 
 

@@ -200,10 +200,9 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             if target is None:
                 if found.name != ref.name:  # named by its family: krmfn renamed it before, not this time
                     results.append(Result(
-                        f"references {ref.kind} {ref.name}, which the input holds as {found.name} (krmfn renamed it "
-                        f"before) but does not opt in now: this name is left unchanged and names no object. Opt "
-                        f"{found.name} in again, or reference it by its current name", "warning", res.ref,
-                        _where(res, ref.node)))
+                        f"references {ref.kind} {ref.name}, which krmfn renamed {found.name} before but does not opt "
+                        f"in now, so the name names no object: opt {found.name} in again, or name it {found.name}",
+                        "warning", res.ref, _where(res, ref.node)))
                 continue
             if ref.name != target.ref_name:
                 rewrites.append((ref, target))
@@ -234,9 +233,9 @@ def plan(scanned: Scanned, config: Config, item_name: Callable[[int], str] = "it
             results.append(Result(f"{now}; referenced by {rolls}",
                                   "info", renamed))
         elif named_from:
-            results.append(Result(f"{now}, but only objects in other "
-                                  f"namespaces name it ({', '.join(map(str, named_from))}), and they do not follow: "
-                                  "see the warning on each", "warning", renamed))
+            results.append(Result(f"{now}, but only objects in other namespaces name it, and they do not follow: see "
+                                  "the warning on each", "warning", renamed, detail=", ".join(map(str, named_from)),
+                                  detail_tag="namedFrom", topic="namespace"))
         elif h.res.index in warned:
             results.append(Result(f"{now}; named only where krmfn does not "
                                   "rewrite (see the warning for each place)", "info", renamed))

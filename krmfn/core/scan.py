@@ -288,10 +288,9 @@ def stale_original(res: Resource) -> Result | None:
     recorded = res.annotations.get(ORIGINAL_NAME)
     if not recorded or original_name(res) == recorded:
         return None
-    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, but its name {res.name!r} is neither that nor that plus a "
-                  f"hash suffix, so the annotation is ignored and references to {recorded!r} do not mean it; "
-                  "remove the annotation (copied from another object?)", "warning", res.ref,
-                  f"metadata.annotations[{ORIGINAL_NAME}]")
+    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, which its name {res.name!r} does not carry: ignored, so "
+                  f"references to {recorded!r} do not mean it; remove it (copied from another object?)", "warning",
+                  res.ref, f"metadata.annotations[{ORIGINAL_NAME}]")
 
 
 def family_of(res: Resource, kind: RenamedKind) -> str:
@@ -474,9 +473,8 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
     where = ".".join(path)
     for key in misplaced(doc.str_map(doc.resolve(node)), config):
         out.results.append(Result(
-            f"{key} sits in the pod template's annotations ({where}.annotations), where nothing reads it: the "
-            f"pods would carry it, not the {res.kind}. Move it to the {res.kind}'s own metadata.annotations",
-            "warning", res.ref, f"{where}.annotations[{key}]"))
+            f"{key} sits in the pod template's annotations, where nothing reads it (the pods would carry it): move "
+            f"it to the {res.kind}'s own metadata.annotations", "warning", res.ref, f"{where}.annotations[{key}]"))
 
 
 def _scan_reads(res: Resource, refs: list[Reference], config: Config, out: Scanned) -> None:

@@ -64,7 +64,8 @@ def test_a_base_left_to_kubectl_apply_n_gets_a_warning_on_each_referrer_naming_b
     warnings = [r for r in out.results if r.severity == "warning" and r.resource.kind == "Deployment"]
     assert [w.resource.name for w in warnings] == ["api", "web", "worker"]  # one per referrer, not per reference
     for w in warnings:
-        assert "only in namespace default (none given, and an empty namespace means default" in w.message
+        assert "only in namespace default (none given, and an empty namespace means default" in w.detail
+        assert len(w.message) <= 200
         assert "not in demo" in w.message
         assert "set defaultNamespace: demo" in w.detail and "give both the same metadata.namespace" in w.detail
         assert w.field_path == "spec.template.spec.containers[0].envFrom[0].configMapRef.name"
@@ -72,7 +73,7 @@ def test_a_base_left_to_kubectl_apply_n_gets_a_warning_on_each_referrer_naming_b
                    for r in out.results)
     (on_object,) = [r for r in out.results if r.resource.kind == "ConfigMap"]
     assert on_object.severity == "warning" and "only objects in other namespaces name it" in on_object.message
-    assert "Deployment/demo/api, Deployment/demo/web, Deployment/demo/worker" in on_object.message
+    assert on_object.detail == "Deployment/demo/api, Deployment/demo/web, Deployment/demo/worker"  # under -v
     assert names_in(out, "Deployment") == {"api-config"}  # left as they were, as the warnings say
 
 
@@ -89,7 +90,7 @@ def test_with_default_namespace_an_explicit_default_is_another_namespace():
                             config(defaultNamespace="demo")))
     (warning,) = [r for r in out.results if r.resource.kind == "Deployment" and r.severity == "warning"]
     assert "only in namespace default, not in demo (none given, and an empty namespace means demo in this " \
-           "render, the function config's defaultNamespace)" in warning.message
+           "render, the function config's defaultNamespace)" in warning.detail
     assert "kubectl apply -n default" in warning.detail
 
 

@@ -100,8 +100,8 @@ def test_secrets_only_where_the_function_config_enables_them():
     assert not hashed(out, "Secret", "creds")
     (why,) = infos(out, "leaves Secrets out")  # a slip kustomize and Helm never show as an info: a warning
     assert why.resource.kind == "Secret" and why.severity == "warning"
-    assert "function config field 'kinds' is ConfigMap, which leaves Secrets out: add Secret (kinds: [ConfigMap, " \
-        "Secret] in the function config) to hash it" in why.message
+    assert "function config field 'kinds' leaves Secrets out: add Secret (kinds: [ConfigMap, " \
+        "Secret] in the function config)" in why.message
     out = run(resource_list(text, config(kinds=["ConfigMap", "Secret"])))
     assert hashed(out, "Secret", "creds") and hashed(out, "ConfigMap", "app")
     secret_name = items(out)[("Secret", "creds")]["metadata"]["name"]
@@ -297,8 +297,8 @@ def test_a_reference_to_a_family_not_opted_in_any_more_is_a_warning():
     later = resource_list(yaml.safe_dump([hashed_cm], sort_keys=False) + deployment(secrets=()))
     again = run(later)
     assert exit_code(again) == 0
-    (warning,) = [r for r in again.results if r.severity == "warning" and "krmfn renamed it before" in r.message]
-    assert f"holds as {name}" in warning.message and warning.resource.kind == "Deployment"
+    (warning,) = [r for r in again.results if r.severity == "warning" and "krmfn renamed" in r.message]
+    assert f"renamed {name} before" in warning.message and warning.resource.kind == "Deployment"
 
 
 # --- krmfn's own keys: a slip is said, an unquoted value is an error ------------------------------

@@ -310,8 +310,8 @@ def test_kinds_must_list_sealed_secret_for_a_secret_mark_to_reach_it():
     plain = sealed().replace('      krmfn.dev/content-hash: "true"\n', "")
     left = run(resource_list(plain + marked, KINDS.format("Secret")))
     assert ("SealedSecret", "db-creds") in items_by_name(left)
-    assert any("which leaves SealedSecrets out: add SealedSecret (kinds: [SealedSecret, Secret] in the function "
-               "config) to hash it" in r.message and r.severity == "warning" for r in left.results)
+    assert any("leaves SealedSecrets out: add SealedSecret (kinds: [SealedSecret, Secret] in the function "
+               "config)" in r.message and r.severity == "warning" for r in left.results)
     out = run(resource_list(plain + marked, KINDS.format("SealedSecret")))
     assert ("SealedSecret", f"db-creds-{sealed_suffix()}") in items_by_name(out)
 
