@@ -45,9 +45,13 @@ def helm_chart_hint(path: str) -> str:
 
 def kustomization_hint(path: str) -> str:
     """What to run for a kustomization: kustomize renders it, then krmfn reads the stream."""
+    return f"{path} is {_kustomization(path)}"
+
+
+def _kustomization(path: str) -> str:
     folder = os.path.dirname(path) or "."
-    return (f"{path} is a kustomization, which kustomize renders: run kubectl kustomize {folder} | krmfn --stream, "
-            "or add krmfn to it as a transformer (docs/kustomize.md)")
+    return (f"a kustomization, which kustomize renders: run kubectl kustomize {folder} | krmfn --stream, or add "
+            "krmfn to it as a transformer (docs/kustomize.md)")
 
 
 _CHART_LEFT_OUT = "a Helm chart, whose templates are not manifests until helm template renders them"
@@ -74,7 +78,7 @@ def find(paths: list[str]) -> tuple[list[tuple[str, bool]], list[tuple[str, str]
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found += [os.path.join(root, f) for f in files
                           if f.endswith(YAML_SUFFIXES) and not f.startswith(".") and f not in NOT_RESOURCES]
-                left += [(os.path.join(root, f), kustomization_hint(os.path.join(root, f)).split(" is ", 1)[1])
+                left += [(os.path.join(root, f), _kustomization(os.path.join(root, f)))
                          for f in sorted(files) if f in NOT_RESOURCES]
             out += [(f, False) for f in sorted(found)]
         elif p.is_file():

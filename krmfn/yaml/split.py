@@ -309,13 +309,9 @@ def cut(data: bytes, stream: bool = False) -> Cut:
         starts = [_document_start(text, entry.start) for entry in entries] + [len(text)]
         for number, entry in enumerate(entries):
             if _expands(entry):
-                lists.append((len(slots), entry.kind or ""))
-                inner_prev = text.rfind("\n", 0, entry.inner_seq) + 1
-                for sub in entry.inner:
-                    inner_prev = _slot(text, sub, inner_prev, slots, to_b)
-                    windows.append(slots[-1][1])
-                    outer.append(entry.document)
-                    idents.append(None)
+                first = len(slots)
+                _list_entries(text, entry, entry.document, slots, lists, outer, idents, to_b)
+                windows += [end for _, end in slots[first:]]
                 continue
             end = _slot_end(text, entry.end)
             slots.append((to_b(starts[number]), to_b(end)))
@@ -328,12 +324,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
         prev = text.rfind("\n", 0, seq[0]) + 1 if not seq[1] else -1
         for number, entry in enumerate(entries):
             if _expands(entry):
-                lists.append((len(slots), entry.kind or ""))
-                inner_prev = text.rfind("\n", 0, entry.inner_seq) + 1
-                for sub in entry.inner:
-                    inner_prev = _slot(text, sub, inner_prev, slots, to_b)
-                    outer.append(number)
-                    idents.append(None)
+                _list_entries(text, entry, number, slots, lists, outer, idents, to_b)
                 prev = _line_end(text, entry.end) if not entry.flow else -1
                 continue
             prev = _slot(text, entry, prev, slots, to_b)
@@ -364,6 +355,17 @@ def _documents_begun(text: str) -> int:
     except yaml.YAMLError:
         pass
     return max(n, 1)
+
+
+def _list_entries(text: str, entry: Entry, owner: int, slots: list[tuple[int, int]], lists: list[tuple[int, str]],
+                  outer: list[int], idents: list[dict[str, str] | None], to_b: Callable[[int], int]) -> None:
+    """A List's entries, each a slot of its own (``owner``: the item or document that holds them)."""
+    lists.append((len(slots), entry.kind or ""))
+    prev = text.rfind("\n", 0, entry.inner_seq) + 1
+    for sub in entry.inner:
+        prev = _slot(text, sub, prev, slots, to_b)
+        outer.append(owner)
+        idents.append(None)
 
 
 def _expands(entry: Entry) -> bool:
