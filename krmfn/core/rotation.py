@@ -26,6 +26,7 @@ from krmfn.yaml.tree import Node
 
 # The reload annotation for each kind a workload reads, and the kinds Reloader rolls (stakater/Reloader).
 RELOAD = {kind: key for key, kind in RELOADER_LISTS.items()}
+RELOADER_BYTES = b"reloader.stakater.com"
 RELOADER_ROLLS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet"),
                             ("argoproj.io", "Rollout"), ("batch", "CronJob"),
                             ("apps.openshift.io", "DeploymentConfig")})
@@ -62,12 +63,14 @@ def reads(scanned: Scanned, index: Index, written: dict[tuple[str, str], str], e
         mine = Reads()
         seen: set[tuple[str, str]] = set()
         for ref in refs:
-            if ref.unplaced or ref.kind not in RELOAD or "imagePullSecrets" in where(res, ref.node):
-                continue  # a pull secret is the kubelet's to read, not the program's
+            if ref.unplaced or ref.kind not in RELOAD:
+                continue
             found = index.candidates(ref.kind, ref.name, res, ref.namespace)
             one = _classify(scanned, ref.kind, ref.name, found, written, res.namespace or empty)
             if one is None or (one.kind, one.name) in seen:
                 continue
+            if isinstance(one, Outside) and ref.kind == "Secret" and "imagePullSecrets" in where(res, ref.node):
+                continue  # a pull secret is the kubelet's to read, not the program's (its path asked only here)
             seen.add((one.kind, one.name))
             if isinstance(one, Outside):
                 mine.outside.append(one)
@@ -113,6 +116,8 @@ def reload_edits(scanned: Scanned, found: dict[int, Reads]) -> dict[int, list[Ed
     out: dict[int, list[Edit]] = {}
     for item, mine in found.items():
         res = scanned.resources[item]
+        if not mine.outside and RELOADER_BYTES not in res.source:
+            continue  # nothing to name, and no annotation of Reloader's to keep right: not parsed again
         if (res.api_version.rpartition("/")[0], res.kind) not in RELOADER_ROLLS:
             continue
         wanted = {RELOAD[kind]: ",".join(sorted({o.name for o in mine.outside if o.kind == kind}))
@@ -134,11 +139,13 @@ def findings(scanned: Scanned, found: dict[int, Reads], config: Config) -> list[
     results: list[Result] = []
     for item, mine in found.items():
         res = scanned.resources[item]
+        known = [o for o in mine.outside if o.known]
+        if not known and RELOADER_BYTES not in res.source:
+            continue  # the common workload: nothing to say, and its text is not parsed again
         have = res.annotations
         blanket = next((key for key in RELOADER_AUTO if have.get(key) == "true"), None)
         if blanket is not None and "reloader" not in config.honor:
             results.append(_blanket(res, blanket, mine, config.rotation == "reloader" and _rolls(res)))
-        known = [o for o in mine.outside if o.known]
         if not known or blanket is not None or (config.rotation == "reloader" and _rolls(res)):
             continue
         if any(key in have for key in RELOAD.values()):
