@@ -132,6 +132,11 @@ class Where:
         return ConfigError(f"{self.name} {problem}", self.resource, self.path)
 
 
+def in_source(exc: KrmfnError, name: str | None) -> KrmfnError:
+    """An error about one of several inputs (a file), its message led by the input's name."""
+    return InputError(f"{name}: {exc.results[0].message}") if name else exc
+
+
 def shown(value: object) -> str:
     """A value in a message as the user wrote it, in YAML's words (never a Python repr)."""
     if isinstance(value, bool):

@@ -22,7 +22,7 @@ from krmfn.krm.envelope import (
     render_streams,
 )
 from krmfn.krm.limits import Limits, Prescan, check_input, check_parsed, yaml_error
-from krmfn.results import InputError, KrmfnError, Result, has_errors
+from krmfn.results import KrmfnError, Result, has_errors, in_source
 from krmfn.yaml.encoding import TextForm, as_lf_utf8
 from krmfn.yaml.tree import YamlError
 
@@ -63,7 +63,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
         try:
             rl = read_resource_list(data, form)
         except YamlError as exc:
-            placed = item_error(exc, data, None, None)
+            placed = item_error(exc, data)
             return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
         return Outcome([], exc.results)
@@ -108,7 +108,7 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
                 forms.append(TextForm.of(text))
                 plain.append(as_lf_utf8(text))
             except KrmfnError as exc:
-                raise InputError(f"{name}: {exc.results[0].message}") if name else exc from None
+                raise in_source(exc, name) from None
         rl = read_streams(plain, function_config, names, forms)
         prescan = Prescan(any(p.deep for p in prescans), any(p.anchors for p in prescans))
         items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from krmfn.krm.data import results_yaml
-from krmfn.results import InputError, Result
+from krmfn.results import InputError, Result, in_source
 from krmfn.yaml.encoding import TextForm
 from krmfn.yaml.split import Cut, Origin, cut, join
 from krmfn.yaml.tree import Doc, Node, Unreadable, YamlError
@@ -33,8 +33,13 @@ class ResourceList:
     layout: Cut
     function_config: Node | None
     names: Sequence[str | None] | None = None  # a stream's name (a file's path) for each part of ``layout``
-    form: TextForm = field(default_factory=TextForm)
-    forms: list[TextForm] = field(default_factory=list)  # each part's, for several streams
+    # the BOM and line breaks each input came with (one: a ResourceList or a single stream), for the output
+    forms: list[TextForm] = field(default_factory=lambda: [TextForm()])
+
+    @property
+    def form(self) -> TextForm:
+        """The form of a ResourceList, or of a single stream."""
+        return self.forms[0]
 
     def item_name(self, index: int) -> str:
         layout = self.layout
@@ -111,7 +116,7 @@ def read_resource_list(data: bytes, form: TextForm = TextForm()) -> ResourceList
     fc = envelope.get(root, "functionConfig")
     if fc is not None and envelope.is_null(fc):
         fc = None
-    return ResourceList(envelope, root, layout, fc, None, form)
+    return ResourceList(envelope, root, layout, fc, None, [form])
 
 
 def read_streams(texts: Sequence[bytes], function_config: bytes | None, names: Sequence[str | None],
@@ -126,12 +131,12 @@ def read_streams(texts: Sequence[bytes], function_config: bytes | None, names: S
         except YamlError as exc:
             raise stream_error(exc, text, name) from None
         except InputError as exc:
-            raise InputError(f"{name}: {exc.results[0].message}") if name else exc from None
+            raise in_source(exc, name) from None
     layout = cuts[0] if len(cuts) == 1 else join(cuts)
     envelope = Doc.parse(b"functionConfig: " + function_config + b"\n" if function_config else b"{}")
     root = envelope.documents()[0]
     fc = envelope.get(root, "functionConfig")
-    return ResourceList(envelope, root, layout, fc, list(names), forms[0] if forms else TextForm(), list(forms))
+    return ResourceList(envelope, root, layout, fc, list(names), list(forms) or [TextForm()])
 
 
 def stream_error(exc: YamlError, text: bytes, name: str | None) -> InputError:
@@ -151,11 +156,10 @@ def _no_tags(data: bytes) -> None:
                          "tags would read differently; resolve the tags in the objects")
 
 
-def item_error(exc: YamlError, data: bytes, names: Sequence[str] | None,
-               origins: Sequence[Origin] | None) -> Result | None:
-    """The error of input that does not read, named by the block-list item it falls in (``item 3``,
-    or the document or file it came from) and placed in the user's text; None when it is not in
-    an item of a block ``items:`` list (the whole input is then named)."""
+def item_error(exc: YamlError, data: bytes) -> Result | None:
+    """The error of a ResourceList that does not read, named by the block-list item it falls in
+    (``item 3``) and placed in its text; None when it is not in an item of a block ``items:`` list
+    (the whole input is then named). A plain stream's is :func:`stream_error`."""
     if not exc.line:
         return None
     lines = data.split(b"\n")
@@ -194,12 +198,8 @@ def item_error(exc: YamlError, data: bytes, names: Sequence[str] | None,
             return None
         index = len(before) - 1
         line = exc.line - before[-1] + 1
-    name = names[index] if names is not None and index < len(names) else f"item {index}"
-    if origins is not None and index < len(origins):
-        line, col = origins[index].place(line, col)
-    else:
-        line += starts[index] - 1
-    return Result(f"{name} is not valid YAML: {problem} at line {line}, column {col}"
+    line += starts[index] - 1
+    return Result(f"item {index} is not valid YAML: {problem} at line {line}, column {col}"
                   f"{hint(lines, starts[index] - 1 + (own_line if own_line else exc.line - starts[index] + 1))}",
                   "error")
 
@@ -255,7 +255,7 @@ def _prove(rl: ResourceList, cuts: list[tuple[int, int, bytes]], outputs: list[b
     separators included, as read. With the check of each changed object's text in its window
     (core.write), this proves the output reads as planned; a difference is an error, nothing is written."""
     layout = rl.layout
-    forms = rl.forms or [rl.form]
+    forms = rl.forms
     ranges = [(a, b) for a, b, _, _ in layout.parts] or [(0, len(layout.data))]
     wrong = frame_difference(layout.data, ranges, cuts, [form.plain(out) for form, out in zip(forms, outputs)])
     if wrong is not None:

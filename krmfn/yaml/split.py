@@ -133,7 +133,7 @@ class Cut:
         start = self.slots[index][0]
         base = self.parts[self.part_of(index)][0] if self.parts else 0
         line_start = self.data.rfind(b"\n", base, start) + 1 or base
-        return Origin(self.data.count(b"\n", base, start) + 1, start - max(line_start, base), 0)
+        return Origin(self.data.count(b"\n", base, start) + 1, start - line_start, 0)
 
     def part_of(self, index: int) -> int:
         """Which of the streams read as one holds slot ``index``."""
