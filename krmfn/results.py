@@ -72,7 +72,7 @@ class Result:
         return f"{self.severity}: {where + ': ' if where else ''}{self.message}"
 
 
-# Result.topic of the one result a run that renames nothing gives (core.unmatched): the shell
+# Result.topic of the one result a run that renames nothing gives (core.report.unmatched): the shell
 # modes print it on stderr even without -v, so that a run that does nothing never says nothing.
 NOTHING_RENAMED = "nothing-renamed"
 

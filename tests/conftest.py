@@ -7,13 +7,13 @@ import textwrap
 
 import pytest
 import yaml
-from hypothesis import settings
 from containers import docker, image  # noqa: F401  (session fixtures: one image build per run)
+from hypothesis import settings
 from tooling import PLUGIN_PATH, env_with, write_krmfn
 from tooling import run as run_tool
 
 from krmfn.cli.guard import exit_code as _exit_code
-from krmfn.core.function import Outcome, run_resource_list
+from krmfn.core.run.function import Outcome, run_resource_list
 
 # Random tests are seeded (the same examples every run), so that a red run is a change's doing;
 # KRMFN_RANDOM=1 searches afresh. The fuzz tests keep their own profiles.

@@ -1,9 +1,9 @@
 """What a config change does before it merges: two renders compared, object by object.
 
-Why a module apart from the rename planner (core.plan): that one plans one render's renames;
+Why a module apart from the rename planner (core.run.plan): that one plans one render's renames;
 this one pairs the versions of each ConfigMap and Secret across two renders (by the family
 krmfn records, else by name), says which keys changed, and which workloads roll because of it
-and how (the verdicts of core.rollout). Secrets are compared but only their key names leave
+and how (the verdicts of core.report.rollout). Secrets are compared but only their key names leave
 this module: no value, length or digest of one.
 """
 
@@ -14,12 +14,12 @@ import binascii
 import difflib
 from dataclasses import dataclass, field
 
-from krmfn.core import rollout
-from krmfn.core.kinds import BY_KIND, RENAMED
-from krmfn.core.optin import RELOADER_AUTO, RELOADER_LISTS
-from krmfn.core.retention import FAMILY, ORIGINAL_NAME
-from krmfn.core.table import CONTAINER_LISTS, POD_SPEC_KINDS
-from krmfn.core.walk import ReferenceTable, find
+from krmfn.core.naming.retention import FAMILY, ORIGINAL_NAME
+from krmfn.core.references.kinds import BY_KIND, RENAMED
+from krmfn.core.references.table import CONTAINER_LISTS, POD_SPEC_KINDS
+from krmfn.core.references.walk import ReferenceTable, find
+from krmfn.core.report import rollout
+from krmfn.core.selection.optin import RELOADER_AUTO, RELOADER_LISTS
 from krmfn.krm.data import to_data
 from krmfn.yaml.tree import Doc, Node
 
@@ -70,7 +70,7 @@ class ConfigChange:
     @property
     def shows_names(self) -> bool:
         """A Secret's hashed name is a digest of its values (likewise every kind whose values are
-        secret, core.kinds): a plan never shows it."""
+        secret, core.references.kinds): a plan never shows it."""
         return not BY_KIND[self.kind].secret
 
     @property
@@ -166,12 +166,12 @@ def read_render(data: bytes) -> list[Obj]:
 
 def _values(obj: Obj | None) -> dict[str, tuple[str, str]]:
     """Each key: (section, value); a Secret's stringData is read as its data would be. The secret
-    controllers' kinds: the keys of the Secret they make, where their spec says (core.controllers)."""
+    controllers' kinds: the keys of the Secret they make, where their spec says (core.references.controllers)."""
     out: dict[str, tuple[str, str]] = {}
     if obj is None:
         return out
     if obj.kind not in ("ConfigMap", "Secret"):
-        from krmfn.core.controllers import made_keys  # here, for start-up time: few plans hold one
+        from krmfn.core.references.controllers import made_keys  # here, for start-up time: few plans hold one
 
         return made_keys(obj.kind, obj.data)
     sections = ("data", "binaryData") if obj.kind == "ConfigMap" else ("data", "stringData")
@@ -230,7 +230,7 @@ def config_change(old: Obj | None, new: Obj | None) -> ConfigChange | None:
 def _rest(obj: Obj) -> object:
     """What else an object holds (type, immutable), apart from its values and names."""
     if obj.kind not in ("ConfigMap", "Secret"):  # a custom resource: its spec, less the made name
-        from krmfn.core.controllers import made_rest  # here, for start-up time: few plans hold one
+        from krmfn.core.references.controllers import made_rest  # here, for start-up time: few plans hold one
 
         return made_rest(obj.kind, obj.data)
     return {k: v for k, v in obj.data.items() if k not in ("data", "binaryData", "stringData", "metadata")}
@@ -416,7 +416,7 @@ def _resized(obj: Obj) -> str:
 def _rolls_on(obj: Obj, table: ReferenceTable, hashed: dict[tuple[str, str, str], str]
               ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What rolls a workload when what it reads changes: the objects krmfn hashed (at render), and
-    those its Reloader annotations name (at rotation: core.rotation writes them under rotation: reloader)."""
+    those its Reloader annotations name (at rotation: core.report.rotation writes them under rotation: reloader)."""
     reads = reads_of(obj, table)
     at_render = tuple(sorted({f"{kind} {hashed[(kind, obj.namespace, name)]}" for kind, name in reads
                               if (kind, obj.namespace, name) in hashed}))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from krmfn.cli.stream import config_text
 from krmfn.cli.triage import skip_reason
-from krmfn.core.function import run_streams
+from krmfn.core.run.function import run_streams
 from krmfn.krm.limits import Limits
 from krmfn.results import ConfigError, InputError, KrmfnError, Result, has_errors
 from krmfn.yaml.encoding import as_lf_utf8

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, report, say
-from krmfn.core.function import run_resource_list
+from krmfn.core.run.function import run_resource_list
 from krmfn.krm.limits import Limits
 
 

@@ -20,9 +20,9 @@ from typing import TextIO
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.reading import read_limited
-from krmfn.core.fieldspec import FieldSpec
-from krmfn.core.kinds import ALL_KINDS, RENAMED
-from krmfn.core.retention import FAMILY
+from krmfn.core.naming.retention import FAMILY
+from krmfn.core.references.fieldspec import FieldSpec
+from krmfn.core.references.kinds import ALL_KINDS, RENAMED
 from krmfn.gc import planner as gc
 from krmfn.gc.kubectl import Kubectl, Outcome, Referrers, read_cluster
 from krmfn.results import ConfigError, GcError

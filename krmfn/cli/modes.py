@@ -29,9 +29,9 @@ from krmfn.cli.reading import read_files, read_limited
 from krmfn.cli.stream import run_stream
 from krmfn.cli.writeback import Interrupted, write_back
 from krmfn.core.config import AUDIT_LEVELS, ROTATIONS, STRATEGIES, read_config_file
-from krmfn.core.hashing import ALGORITHMS
-from krmfn.core.kinds import RENAMED
-from krmfn.core.retention import RETENTION
+from krmfn.core.naming.hashing import ALGORITHMS
+from krmfn.core.naming.retention import RETENTION
+from krmfn.core.references.kinds import RENAMED
 from krmfn.krm.limits import Limits
 from krmfn.results import ConfigError
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from krmfn.core.config import API_VERSION, FLAG_OF, KIND, load_yaml_file, parse_fields
-from krmfn.core.user_specs import parse_field_specs
+from krmfn.core.references.user_specs import parse_field_specs
 from krmfn.results import ConfigError, Where
 
 _SIZE = re.compile(r"\s*([0-9]+)\s*([KMGkmg]?)(?:i?[Bb]|i)?\s*")
@@ -108,7 +108,7 @@ class Flags:
 
 def read_field_specs(text: bytes, what: str) -> object:
     """The ``--field-specs`` file as data, for the ``fieldSpecs`` field: the function reads it
-    with the same grammar and checks as the field in a functionConfig (core.user_specs)."""
+    with the same grammar and checks as the field in a functionConfig (core.references.user_specs)."""
     data = load_yaml_file(text, what)
     parse_field_specs(data, Where(what))  # refused here as the functionConfig field would be
     return data

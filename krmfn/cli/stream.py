@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from krmfn.core.function import StreamsOutcome, run_streams
+from krmfn.core.run.function import StreamsOutcome, run_streams
 from krmfn.krm.limits import Limits
 from krmfn.results import Result, has_errors
 

@@ -8,14 +8,14 @@ Typed (for kustomize ``transformers:`` and kpt pipelines)::
     select: annotated            # or: all
     names: [app-config]          # also hash these ConfigMaps
     selector: {matchLabels: {hash: "yes"}}
-    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap; core.kinds)
+    kinds: [ConfigMap, Secret]   # what select, names and selector reach (default: ConfigMap; core.references.kinds)
     honor: [reloader, autoreload]  # the opt-in marks of Reloader and the Kyverno policy
     algorithm: kustomize         # or: sha256
     retention: [flux, argocd]
     strategy: suffix             # or: annotation (keep the name, roll through a pod-template hash)
     defaultNamespace: default    # what an empty metadata.namespace means in this render
-    audit: warn                  # or: info, off (config that cannot roll: core.audit)
-    rotation: off                # or: reloader (name what rotates outside Git for Reloader: core.rotation)
+    audit: warn                  # or: info, off (config that cannot roll: core.report.audit)
+    rotation: off                # or: reloader (name what rotates outside Git for Reloader: core.report.rotation)
 
 Plain ConfigMap (``kpt fn eval --exec krmfn -- select=all retention=flux,argocd``): the same
 fields as ``data`` strings; lists are comma-separated, ``selector`` is a label selector string.
@@ -30,11 +30,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from krmfn.core.fieldspec import FieldSpec
-from krmfn.core.hashing import ALGORITHMS
-from krmfn.core.kinds import BY_KIND, DEFAULT_KINDS
-from krmfn.core.retention import RETENTION
-from krmfn.core.selector import LabelSelector, parse_selector
+from krmfn.core.naming.hashing import ALGORITHMS
+from krmfn.core.naming.retention import RETENTION
+from krmfn.core.references.fieldspec import FieldSpec
+from krmfn.core.references.kinds import BY_KIND, DEFAULT_KINDS
+from krmfn.core.selection.selector import LabelSelector, parse_selector
 from krmfn.krm.data import DuplicateKey, load_documents, typed_data
 from krmfn.results import ConfigError, ResourceRef, Where, shown
 from krmfn.yaml.tree import Doc, Node, YamlError
@@ -45,9 +45,9 @@ SELECT_MODES = ("annotated", "all")
 
 
 class Strategy(StrEnum):
-    """How an opted-in object makes its referrers roll (core.strategy): a new name, or a hash in
+    """How an opted-in object makes its referrers roll (core.naming.strategy): a new name, or a hash in
     each referrer's pod template while the object keeps its name. OFF is no choice of a user's:
-    an object whose opt-in was taken away, given its original name back (core.scan)."""
+    an object whose opt-in was taken away, given its original name back (core.run.scan)."""
 
     SUFFIX = "suffix"
     ANNOTATION = "annotation"
@@ -59,10 +59,10 @@ STRATEGIES = (Strategy.SUFFIX, Strategy.ANNOTATION)  # what a user may choose
 _NAMESPACE = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 # The opt-in marks of the tools krmfn replaces, honoured when named in ``honor`` (core.marks).
 HONORED = ("reloader", "autoreload")
-# The roll-path audit's level (core.audit): its findings as warnings (default: a change never read
+# The roll-path audit's level (core.report.audit): its findings as warnings (default: a change never read
 # is silent, the failure users report most), as infos, or not looked for at all.
 AUDIT_LEVELS = ("warn", "info", "off")
-# What rolls a workload when something it reads changes outside Git (core.rotation): nothing krmfn
+# What rolls a workload when something it reads changes outside Git (core.report.rotation): nothing krmfn
 # writes, or Reloader, told the exact objects on each workload.
 ROTATIONS = ("off", "reloader")
 
@@ -78,7 +78,7 @@ class Config:
     honor: frozenset[str] = frozenset()
     algorithm: str = "kustomize"
     retention: tuple[str, ...] = ()
-    field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.user_specs
+    field_specs: tuple[FieldSpec, ...] = ()  # parsed by core.references.user_specs
     suffix_jobs: bool = False
     strategy: Strategy = Strategy.SUFFIX
     # What an empty namespace means, for referrers and objects alike: kustomize's "default", or
@@ -169,7 +169,7 @@ def _namespace(value: object, at: Where) -> str:
 
 def _field_specs(value: object, at: Where) -> tuple[FieldSpec, ...]:
     # Imported here, for start-up time: only runs that configure fieldSpecs read the grammar.
-    from krmfn.core.user_specs import parse_field_specs
+    from krmfn.core.references.user_specs import parse_field_specs
 
     return tuple(parse_field_specs(value, at))
 

@@ -1,6 +1,6 @@
 """The README's table of every kind and path covered, rendered from the reference table's data.
 
-Why generated: the README and :data:`krmfn.core.table.BUILTIN` cannot drift apart; a test compares
+Why generated: the README and :data:`krmfn.core.references.table.BUILTIN` cannot drift apart; a test compares
 them. Print it with ``python -m krmfn.core.table_docs``.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from krmfn.core.fieldspec import Has
-from krmfn.core.kinds import plural
-from krmfn.core.table import BUILTIN, NOTICES, SHAPE_FIELDS, SHAPES, Entry, Notice, Shape
+from krmfn.core.references.fieldspec import Has
+from krmfn.core.references.kinds import plural
+from krmfn.core.references.table import BUILTIN, NOTICES, SHAPE_FIELDS, SHAPES, Entry, Notice, Shape
 
 
 def describe_condition(c: Has) -> str:

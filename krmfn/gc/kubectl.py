@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from krmfn.core.kinds import ALL_KINDS, RENAMED
-from krmfn.core.retention import FAMILY
+from krmfn.core.naming.retention import FAMILY
+from krmfn.core.references.kinds import ALL_KINDS, RENAMED
 from krmfn.gc import planner as gc
 from krmfn.results import GcError
 

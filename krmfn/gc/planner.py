@@ -28,12 +28,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from krmfn.core.fieldspec import FieldSpec, split_path
-from krmfn.core.kinds import ALL_KINDS, RenamedKind, renamed_kind
-from krmfn.core.kinds import plural as plural_of
-from krmfn.core.retention import FAMILY
-from krmfn.core.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths, table_specs
-from krmfn.core.walk import ReferenceTable
+from krmfn.core.naming.retention import FAMILY
+from krmfn.core.references.fieldspec import FieldSpec, split_path
+from krmfn.core.references.kinds import ALL_KINDS, RenamedKind, renamed_kind
+from krmfn.core.references.kinds import plural as plural_of
+from krmfn.core.references.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths, table_specs
+from krmfn.core.references.walk import ReferenceTable
 from krmfn.results import GcError
 
 # Where gc finds pod specs beyond the rewrite's table: (group, kind, path to the pod spec).

@@ -253,7 +253,7 @@ def _prove(rl: ResourceList, cuts: list[tuple[int, int, bytes]], outputs: list[b
     """The last check, on the bytes to be written: each output (a stream, a file, the ResourceList)
     is its input with exactly the objects' new texts (and the results) in place, every other byte,
     separators included, as read. With the check of each changed object's text in its window
-    (core.write), this proves the output reads as planned; a difference is an error, nothing is written."""
+    (core.run.write), this proves the output reads as planned; a difference is an error, nothing is written."""
     layout = rl.layout
     forms = rl.forms
     ranges = [(a, b) for a, b, _, _ in layout.parts] or [(0, len(layout.data))]

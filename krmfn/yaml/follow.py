@@ -2,7 +2,7 @@
 
 Why here: it is the hottest loop of a run (every workload's pod spec), so it reads the node
 arrays directly, which only the YAML package does; what the keys mean (the reference table's
-trie, its field specs) stays in core.walk.
+trie, its field specs) stays in core.references.walk.
 
 A walk is ``(pairs, end)``: ``pairs`` the ``(key, walk)`` to follow from a map, ``end`` what a
 scalar reached here stands for (None: nothing). Lists are traversed implicitly.

@@ -45,7 +45,7 @@ def imports(path: Path) -> list[tuple[str, ast.stmt, bool]]:
             inner = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, ast.ImportFrom) and child.level == 0 and (child.module or "").startswith("krmfn"):
                 base = child.module or ""
-                for alias in child.names:  # ``from krmfn.core import walk`` imports a module
+                for alias in child.names:  # ``from krmfn.core.references import walk`` imports a module
                     name = f"{base}.{alias.name}"
                     found.append((name if name in known else base, child, inner))
             elif isinstance(child, ast.ImportFrom) and child.level:

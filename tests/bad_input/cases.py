@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 from conftest import exit_code
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 
 HERE = Path(__file__).parent
 REGRESSIONS = HERE / "regressions"
@@ -142,7 +142,7 @@ def bom_check(stdout: bytes) -> None:
 
 
 def run_plain(data: bytes) -> bytes:
-    from krmfn.core.function import run_resource_list
+    from krmfn.core.run.function import run_resource_list
 
     out = run_resource_list(data)
     assert exit_code(out) == 0, out.results

@@ -15,23 +15,23 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tooling import REPO
 import yaml
 from conftest import exit_code
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tooling import REPO
 
 from krmfn import __version__
 from krmfn.cli import files, options, stream
 from krmfn.cli import installers as plugin
 from krmfn.core.config import parse_fields, read_config, read_config_file
-from krmfn.core.fieldspec import FieldSpec
-from krmfn.core.function import run_resource_list
-from krmfn.core.user_specs import parse_field_specs
+from krmfn.core.references.fieldspec import FieldSpec
+from krmfn.core.references.user_specs import parse_field_specs
+from krmfn.core.run.function import run_resource_list
 from krmfn.krm.limits import Limits
+from krmfn.results import ConfigError, Where, has_errors
 from krmfn.yaml.split import cut
 from krmfn.yaml.tree import Doc, YamlError
-from krmfn.results import ConfigError, Where, has_errors
 
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"
 

@@ -8,7 +8,6 @@ call. test_gc_kubectl.py runs the real kubectl binary against a stub HTTP API se
 """
 
 from __future__ import annotations
-from tooling import TESTS
 
 import json
 import os
@@ -17,9 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from tooling import TESTS
 
 from krmfn.cli import gc as gc_cli
-from krmfn.core.kinds import RENAMED
+from krmfn.core.references.kinds import RENAMED
 from krmfn.gc import planner as gc
 
 FIXTURES = TESTS / "fixtures" / "gc"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from tooling import TESTS
 
-from krmfn.cli import plan as plan_cli
 from krmfn.changes import changeplan
+from krmfn.cli import plan as plan_cli
 
 REPO = TESTS.parent
 QUICKSTART = REPO / "examples" / "quickstart" / "input.yaml"

@@ -1,9 +1,9 @@
 """The README's first command: the bundled example gives its checked-in output, twice over."""
 
 from pathlib import Path
-from tooling import REPO
 
 from conftest import exit_code, run
+from tooling import REPO
 
 EXAMPLE = REPO / "examples" / "quickstart"
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import exit_code, resource_list, run
 
 from krmfn.core.config import Config
-from krmfn.core.selector import LabelSelector, Requirement
+from krmfn.core.selection.selector import LabelSelector, Requirement
 from krmfn.results import Where
 
 

@@ -6,14 +6,13 @@ regenerated golden cannot quietly accept a wrong rewrite.
 """
 
 from __future__ import annotations
-from tooling import REPO, check_golden, golden_examples
-
 
 import pytest
 import yaml
 from conftest import resource_list, run
+from tooling import REPO, check_golden, golden_examples
 
-from krmfn.core.table import BUILTIN, NOTICES, POD_SPEC_KINDS
+from krmfn.core.references.table import BUILTIN, NOTICES, POD_SPEC_KINDS
 
 EXAMPLES = REPO / "examples" / "custom-resources"
 NAMES = golden_examples(EXAMPLES)

@@ -1,4 +1,4 @@
-"""Secrets a controller fills are never renamed or made immutable (core.filled)."""
+"""Secrets a controller fills are never renamed or made immutable (core.selection.filled)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 
 # Worked examples from kustomize's own tests.
 KUSTOMIZE_CASES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import exit_code, items_by_name, resource_list, run
 
-from krmfn.core import hashing, jobs
+from krmfn.core.naming import hashing, jobs
 
 ON_TYPED = "apiVersion: fn.krmfn.dev/v1alpha1\nkind: ContentHash\nmetadata: {name: h}\nsuffixJobs: true"
 ON_KPT = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: {suffixJobs: 'true'}"

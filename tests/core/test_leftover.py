@@ -7,7 +7,7 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 
 NEW = "db-" + hashing.suffix("kustomize", {"k": "v"}, None)
 CM = """\
@@ -111,7 +111,7 @@ def test_tools_annotations_and_the_object_itself_are_not_read():
 
 
 def test_a_run_with_no_rename_never_looks(monkeypatch):
-    from krmfn.core import leftover
+    from krmfn.core.report import leftover
 
     def boom(*_):
         raise AssertionError("looked for leftovers with nothing renamed")
@@ -129,7 +129,7 @@ def test_a_file_path_is_not_a_leftover(arg):
 
 def test_a_run_with_no_rename_does_not_scan(monkeypatch):
     """Runs with no rename pay nothing: the scan is never called (it would raise here)."""
-    import krmfn.core.leftover as leftover
+    import krmfn.core.report.leftover as leftover
 
     def refuse(*_):
         raise AssertionError("scanned for leftovers in a run that renames nothing")
@@ -167,8 +167,8 @@ def _at(obj, keys):
                                                              "configmap data", "credentialName"])
 def test_the_field_specs_a_warning_gives_are_accepted_and_rewrite_the_name(items, original, keys):
     """The entry the warning says to add, pasted as it is into the function config's fieldSpecs:
-    core.user_specs accepts it, the next run rewrites the name there, and the warning is gone."""
-    from krmfn.core.user_specs import parse_field_specs
+    core.references.user_specs accepts it, the next run rewrites the name there, and the warning is gone."""
+    from krmfn.core.references.user_specs import parse_field_specs
     from krmfn.results import Where
 
     [w] = leftovers(items)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import yaml
 from conftest import exit_code
 
-from krmfn.core.function import Outcome, run_resource_list
+from krmfn.core.run.function import Outcome, run_resource_list
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CONFIGMAP_LIST = """\

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import exit_code, items_by_name, resource_list, run
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 
 SETTINGS = """\
 - apiVersion: v1

@@ -1,16 +1,16 @@
 """Reading on two cores gives exactly what reading on one does."""
 
 from __future__ import annotations
-from tooling import REPO
 
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import exit_code
+from tooling import REPO
 
-from krmfn.core import parallel
-from krmfn.core.function import run_resource_list
+from krmfn.core.run import parallel
+from krmfn.core.run.function import run_resource_list
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from generate import resource_list  # noqa: E402

@@ -2,13 +2,14 @@
 they cannot drift."""
 
 from __future__ import annotations
-from tooling import REPO
 
 import subprocess
 import sys
 from pathlib import Path
 
-from krmfn.core.table import BUILTIN
+from tooling import REPO
+
+from krmfn.core.references.table import BUILTIN
 from krmfn.core.table_docs import markdown_table
 
 README = REPO / "docs" / "references.md"

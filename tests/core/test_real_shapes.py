@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from krmfn.core.function import run_resource_list
+from krmfn.core.run.function import run_resource_list
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from krmfn.core import walk as refs
-from krmfn.core.fieldspec import FieldSpec, Has, join_path, split_path
-from krmfn.core.table import BUILTIN, POD_SPEC, POD_SPEC_KINDS, Entry, Shape, builtin_specs, pod_spec_paths, table_specs
-from krmfn.core.walk import END, ReferenceTable, compile_trie, find
+from krmfn.core.references import walk as refs
+from krmfn.core.references.fieldspec import FieldSpec, Has, join_path, split_path
+from krmfn.core.references.table import (
+    BUILTIN,
+    POD_SPEC,
+    POD_SPEC_KINDS,
+    Entry,
+    Shape,
+    builtin_specs,
+    pod_spec_paths,
+    table_specs,
+)
+from krmfn.core.references.walk import END, ReferenceTable, compile_trie, find
 from krmfn.yaml.tree import parse_item
 
 

@@ -1,7 +1,6 @@
 """User field specs in kustomize's nameReference syntax, inline in the function config."""
 
 from __future__ import annotations
-from tooling import TESTS
 
 import textwrap
 from pathlib import Path
@@ -9,13 +8,14 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import exit_code, items_by_name, resource_list, run
+from tooling import TESTS
 
-from krmfn.core import hashing
-from krmfn.core.user_specs import parse_field_specs
+from krmfn.core.naming import hashing
+from krmfn.core.references.user_specs import parse_field_specs
 from krmfn.results import Where
 
 AT = Where("function config field 'fieldSpecs'")
-from krmfn.core.fieldspec import FieldSpec, Has
+from krmfn.core.references.fieldspec import FieldSpec, Has
 
 ARGO_CONFIG = TESTS / "fixtures" / "argo-rollouts" / "rollout-transform.yaml"
 SUFFIX = hashing.suffix("kustomize", {"k": "v"}, None)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 from krmfn.results import NOTHING_RENAMED
 
 CM = """\
@@ -82,7 +82,7 @@ def test_false_after_a_render_restores_the_name_and_removes_what_krmfn_added():
 
 def test_running_again_on_the_output_changes_nothing_and_says_nothing():
     once = run(opted_out(rendered())).text.split("results:")[0]
-    again = run(once)  # renames nothing, and says only that (the shell modes print it: core.unmatched)
+    again = run(once)  # renames nothing, and says only that (the shell modes print it: core.report.unmatched)
     assert again.text.split("results:")[0] == once and [r.topic for r in again.results] == [NOTHING_RENAMED]
 
 

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from conftest import exit_code
 
-from krmfn.core.function import run_resource_list
-from krmfn.core.retention import FAMILY, ORIGINAL_NAME, RETENTION, family_label, merge_annotation
+from krmfn.core.naming.retention import FAMILY, ORIGINAL_NAME, RETENTION, family_label, merge_annotation
+from krmfn.core.run.function import run_resource_list
 
 # Kubernetes' label value syntax (k8s.io/apimachinery validation.IsValidLabelValue).
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")

@@ -10,7 +10,7 @@ import yaml
 from conftest import exit_code, resource_list, run
 from tooling import REPO
 
-from krmfn.core import rollout
+from krmfn.core.report import rollout
 from krmfn.yaml.tree import parse_item
 
 CM = """\

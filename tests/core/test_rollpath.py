@@ -130,7 +130,7 @@ def test_the_audit_level_gives_the_findings_severity(level, severity):
 
 
 def test_audit_off_says_nothing_and_never_looks(monkeypatch):
-    from krmfn.core import scan
+    from krmfn.core.run import scan
 
     def refuse(*_):
         raise AssertionError("looked at how the config is read with audit: off")

@@ -1,4 +1,4 @@
-"""What rotates outside Git (core.rotation): Reloader's annotations naming exactly those objects
+"""What rotates outside Git (core.report.rotation): Reloader's annotations naming exactly those objects
 under ``rotation: reloader``, the audit's warning where nothing rolls them, the blanket mark
 reported with its replacement, and the plan's words on what rolls each workload (issue #37)."""
 

@@ -13,8 +13,8 @@ import yaml
 from conftest import exit_code, items_by_name, resource_list, run
 from tooling import REPO, check_golden, golden_examples
 
-from krmfn.core import hashing
-from krmfn.core.kinds import BY_KIND
+from krmfn.core.naming import hashing
+from krmfn.core.references.kinds import BY_KIND
 from krmfn.gc import planner as gc
 
 NOW = gc.parse_time("2024-06-01T12:00:00Z", "now")

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core import hashing
+from krmfn.core.naming import hashing
 
 
 def secret(body: str, name: str = "creds") -> str:

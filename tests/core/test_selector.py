@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from krmfn.core.selector import LabelSelector
+from krmfn.core.selection.selector import LabelSelector
 from krmfn.results import ConfigError, Where
 
 AT = Where("--selector")

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from conftest import exit_code
 
-from krmfn.core.function import Outcome, run_resource_list
-from krmfn.core.hashing import suffix
+from krmfn.core.naming.hashing import suffix
+from krmfn.core.run.function import Outcome, run_resource_list
 from krmfn.krm.envelope import cut
 
 SECRET = """\

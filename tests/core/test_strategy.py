@@ -8,8 +8,8 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core.annotate import annotation
-from krmfn.core.strategy import config_hash, content_digest
+from krmfn.core.naming.annotate import annotation
+from krmfn.core.naming.strategy import config_hash, content_digest
 from krmfn.krm.envelope import read_resource_list
 from krmfn.krm.resource import read_resource
 from krmfn.yaml.textedit import splice

@@ -7,9 +7,10 @@ import textwrap
 import pytest
 from conftest import exit_code, items_by_name, resource_list, run
 
-from krmfn.core import hashing, unplaced
-from krmfn.core.scan import UNPLACED_MARKERS
-from krmfn.core.walk import ReferenceTable
+from krmfn.core.naming import hashing
+from krmfn.core.references import unplaced
+from krmfn.core.references.walk import ReferenceTable
+from krmfn.core.run.scan import UNPLACED_MARKERS
 
 NEW = "app-" + hashing.suffix("kustomize", {"k": "v"}, None)
 

@@ -9,7 +9,6 @@ allow_no_referrers, as gc --allow-no-referrers would). The clock is fixed at NOW
 """
 
 from __future__ import annotations
-from tooling import TESTS
 
 import json
 import random
@@ -18,9 +17,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tooling import TESTS
 
-from krmfn.core.fieldspec import FieldSpec, split_path
-from krmfn.core.table import builtin_specs
+from krmfn.core.references.fieldspec import FieldSpec, split_path
+from krmfn.core.references.table import builtin_specs
 from krmfn.gc import planner as gc
 from krmfn.results import GcError
 
@@ -363,8 +363,8 @@ def test_secrets_are_planned_per_kind_and_read_without_their_values():
 
 
 def test_a_user_field_spec_of_kind_secret_keeps_what_a_custom_resource_names():
-    """fieldSpecs' ``kind: Secret`` entries (core.user_specs) reach gc as they reach the rewrite."""
-    from krmfn.core.user_specs import parse_field_specs
+    """fieldSpecs' ``kind: Secret`` entries (core.references.user_specs) reach gc as they reach the rewrite."""
+    from krmfn.core.references.user_specs import parse_field_specs
     from krmfn.results import Where
 
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "pay"},

@@ -202,7 +202,7 @@ def test_the_kustomize_exec_plugin_reads_back_as_planned(text: bytes, plugin_hom
 def test_a_broken_splice_is_refused_by_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     """A splice that writes a wrong value is caught before any output, whatever the test would see."""
     real = textedit.splice
-    monkeypatch.setattr("krmfn.core.write.splice", lambda source, edits: real(source, edits).replace(b"'1'", b"'2'"))
+    monkeypatch.setattr("krmfn.core.run.write.splice", lambda source, edits: real(source, edits).replace(b"'1'", b"'2'"))
     done = stream.run_stream(SAMPLES[0], None)
     assert done.failed and done.stdout == b""
     assert "data.a" in done.results[0].message and "writes nothing" in done.results[0].message

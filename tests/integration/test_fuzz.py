@@ -42,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a
 from bad_input.cases import CASES, GOOD, REGRESSIONS  # noqa: E402
 from conftest import exit_code  # noqa: E402
 
-from krmfn.core import hashing  # noqa: E402
-from krmfn.core.function import run_resource_list  # noqa: E402
+from krmfn.core.naming import hashing  # noqa: E402
+from krmfn.core.run.function import run_resource_list  # noqa: E402
 from krmfn.krm.limits import Limits  # noqa: E402
 from krmfn.yaml.tree import Doc, YamlError
 
@@ -343,7 +343,7 @@ def _atheris_main() -> None:  # pragma: no cover - runs in a subprocess
     for name in [m for m in sys.modules if m == "krmfn" or m.startswith("krmfn.")]:
         del sys.modules[name]
     with atheris.instrument_imports(include=["krmfn"]):
-        from krmfn.core.function import run_resource_list as instrumented
+        from krmfn.core.run.function import run_resource_list as instrumented
 
     def one_input(data: bytes) -> None:
         out = instrumented(data, LIMITS)

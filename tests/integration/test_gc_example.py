@@ -5,7 +5,6 @@ rule here fails this test rather than the CronJob in a cluster (a Forbidden list
 """
 
 from __future__ import annotations
-from tooling import REPO
 
 import shutil
 import subprocess
@@ -14,9 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tooling import REPO
 
 from krmfn.cli import gc as gc_cli
-from krmfn.core.kinds import RENAMED
+from krmfn.core.references.kinds import RENAMED
 from krmfn.gc import planner as gc
 
 EXAMPLE = REPO / "examples" / "gc-cronjob"

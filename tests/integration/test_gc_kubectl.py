@@ -10,7 +10,6 @@ Skipped where kubectl is absent.
 """
 
 from __future__ import annotations
-from tooling import TESTS
 
 import json
 import shutil
@@ -21,6 +20,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from tooling import TESTS
 
 from krmfn.cli import gc as gc_cli
 from krmfn.gc import planner as gc

@@ -30,8 +30,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tooling import REPO
 from bad_input.cases import GOOD, billion_laughs
+from tooling import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from generate import resource_list  # noqa: E402

@@ -20,8 +20,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tooling import (EXAMPLES, REPO, copy_example, env_with, expect_text, fresh_copy, git_diff, git_snapshot, need,
-                     run, write_krmfn)
+from tooling import (
+    EXAMPLES,
+    REPO,
+    copy_example,
+    env_with,
+    expect_text,
+    fresh_copy,
+    git_diff,
+    git_snapshot,
+    need,
+    run,
+    write_krmfn,
+)
 
 KPT_EXAMPLES = sorted(p.parent.parent.name for p in EXAMPLES.glob("*/.expected/config.yaml")
                       if (p.parent.parent / "Kptfile").exists())

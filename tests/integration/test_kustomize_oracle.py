@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from krmfn.krm.data import load_documents
-from krmfn.yaml.scalars import non_string_plain
 from krmfn.results import has_errors
+from krmfn.yaml.scalars import non_string_plain
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl (the kustomize oracle) is not on PATH")

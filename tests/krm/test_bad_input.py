@@ -16,14 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from tooling import REPO
 import yaml
 from bad_input.cases import CASES, GOOD, Case, deep_flow, dense, regression_files, rl
 from conftest import exit_code
+from tooling import REPO
 
+from krmfn.core.run.function import Outcome, run_resource_list
 from krmfn.krm.data import load_documents
-
-from krmfn.core.function import Outcome, run_resource_list
 from krmfn.krm.envelope import cut
 from krmfn.krm.limits import MIB, Limits
 from krmfn.results import Result

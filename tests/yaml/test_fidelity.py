@@ -6,7 +6,7 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core import scan
+from krmfn.core.run import scan
 from krmfn.yaml.tree import Doc, YamlError
 
 try:

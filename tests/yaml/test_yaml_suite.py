@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from krmfn.yaml.encoding import as_lf_utf8
-from krmfn.krm.limits import Limits, check_input
-from krmfn.yaml.tree import ALIAS, MAP, SEQ, Doc
-from krmfn.results import InputError
 from yaml_suite import SCRIPT, Case, load_cases, suite_dir
+
+from krmfn.krm.limits import Limits, check_input
+from krmfn.results import InputError
+from krmfn.yaml.encoding import as_lf_utf8
+from krmfn.yaml.tree import ALIAS, MAP, SEQ, Doc
 
 
 @pytest.fixture(scope="module")

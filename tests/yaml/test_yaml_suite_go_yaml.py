@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 from test_yaml_suite import DOC, cases, read_case  # noqa: F401  (cases: the fixture)
-
 from yaml_suite import Case
 
 pytestmark = [pytest.mark.integration,

@@ -1,0 +1,140 @@
+"""Leftover names: after a rename, a renamed object's original name still written in free text
+of the render, where a reference can hide and the reference table cannot know it (container
+``args`` and ``command``, ``env[].value``, annotations, other ConfigMaps' data, and known
+fields such as Istio's ``credentialName``: kustomize #131, #1262, kapp #286).
+
+Beside core.references.unplaced, which finds reference-*shaped* fields (``configMapRef``...) outside the
+walked paths: this looks at text, by the name alone. To keep false alarms few:
+
+- only runs that rename something pay anything, and then one byte search of each item's text
+  for every original name at once; only an item that holds one more often than it has
+  references to it is parsed again;
+- a name matches whole, between characters a name cannot hold (``db`` is not in ``dbhost``,
+  ``db-1`` or ``app.db``; a name followed by ``.`` and a letter is a DNS name, and one followed by ``/`` a directory
+  of a path such as ``/scripts/build.sh``, and one after a lone ``/`` an absolute path such as
+  ``-path=/migrations``, while ``ns/db`` is still this one);
+- only the places above are read: never a reference krmfn rewrites, ``metadata.name``, labels,
+  the renamed object's own text, or annotations other tools write (krmfn's, Reloader's, Helm's,
+  kubectl's last-applied copy);
+- in free text, a name that also names another object of the render (a Service ``app`` beside
+  a ConfigMap ``app``) is skipped: the text more likely means that object. ``credentialName``
+  always names a Secret.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from krmfn.core.naming.retention import ORIGINAL_NAME
+from krmfn.core.references.fieldspec import join_path
+from krmfn.core.references.unplaced import DETAIL_TAG
+from krmfn.core.run.scan import Hashed, Scanned
+from krmfn.core.selection.optin import MARK_KEYS
+from krmfn.krm.resource import Resource
+from krmfn.results import Result
+from krmfn.yaml.tree import Node
+
+# Annotations other tools write, never a reference a user placed.
+IGNORED_ANNOTATIONS = ("krmfn.dev/", "kubectl.kubernetes.io/", "meta.helm.sh/", "deployment.kubernetes.io/",
+                       *(k for keys in MARK_KEYS.values() for k in keys))
+# Istio's DestinationRule tls (a Gateway's is a row of core.references.table, rewritten): a Secret's name.
+KNOWN_FIELDS = {"credentialName": "Secret"}
+_NAME_CHARS = "A-Za-z0-9_\\-"
+
+
+def _pattern(names: list[str]) -> str:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return rf"(?<![{_NAME_CHARS}.])(?<!^/)(?<![^{_NAME_CHARS}.]/)(?:{alternatives})(?![{_NAME_CHARS}/]|\.[A-Za-z0-9])"
+
+
+def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], Node, bool]]:
+    """(keys from the top, scalar node, whether the place is free text) where a name can hide."""
+    doc = res.tree
+    stack: list[tuple[Node, tuple[str, ...]]] = [(res.node, ())]
+    while stack:
+        node, keys = stack.pop()
+        node = doc.resolve(node)
+        if doc.is_seq(node):
+            stack.extend((child, keys) for child in doc.children(node))
+            continue
+        if doc.is_map(node):
+            stack.extend((child, (*keys, key)) for key, child in doc.items(node))
+            continue
+        if not keys or doc.string(node) is None:
+            continue
+        last = keys[-1]
+        if last in KNOWN_FIELDS:
+            yield keys, node, False
+        elif last in ("args", "command") or keys[-2:] == ("env", "value"):
+            yield keys, node, True
+        elif len(keys) >= 3 and keys[-3:-1] == ("metadata", "annotations"):
+            if not last.startswith(IGNORED_ANNOTATIONS) and not _prose(last, doc.string(node) or ""):
+                yield keys, node, True
+        elif res.kind == "ConfigMap" and len(keys) == 2 and keys[0] == "data" and not last.startswith("_"):
+            yield keys, node, True  # a key that begins with _ holds documentation (Knative's _example)
+
+
+_PROSE_KEYS = ("description", "summary", "message", "note", "notes", "help", "title")
+
+
+def _prose(key: str, value: str) -> bool:
+    """An annotation that holds words for people (its key says so, or it reads as a sentence)."""
+    return key.rsplit("/", 1)[-1].lower().endswith(_PROSE_KEYS) or len(value.split()) > 8
+
+
+def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
+    """One warning per place that still holds a renamed object's original name, in item order."""
+    by_name: dict[str, Hashed] = {}
+    for h in renamed:
+        by_name.setdefault(h.original, h)
+    own = {h.res.index for h in renamed}
+    others = {r.name for r in scanned.resources if r.name in by_name and r.index not in own
+              and r.kind not in ("ConfigMap", "Secret")}
+    # a namespace of the same name (kyverno in --namespace=kyverno, system:serviceaccount:kyverno:...)
+    others |= {r.namespace for r in scanned.resources if r.namespace in by_name}
+    text = _pattern(list(by_name))
+    count, find = re.compile(text.encode()).findall, re.compile(text).finditer
+    results: list[Result] = []
+    # A renamed object's own text names it where no reference hides: its name, and on a re-run its
+    # original-name annotation (read when it was opted in, so no parse). A family label, which
+    # _places does not look at either, is not counted: such an item is only parsed again.
+    itself = {h.res.index: (h.res.name == h.original) + (h.res.annotations.get(ORIGINAL_NAME) == h.original)
+              for h in renamed}
+    for res in scanned.resources:
+        mentions = len(count(res.source))
+        known = sum(ref.name in by_name for ref in scanned.references.get(res.index, ()))
+        if not mentions or mentions == known + itself.get(res.index, 0):
+            continue  # every mention is one krmfn places or the object's own: the item is not parsed again
+        doc = res.tree
+        placed = {ref.node for ref in scanned.references.get(res.index, ())}
+        for keys, node, free in _places(res):
+            value = doc.string(node) or ""
+            for match in find(value):
+                name = match.group()
+                if node in placed or by_name[name].res.index == res.index or (free and name in others):
+                    continue
+                results.append(_warning(res, keys, node, by_name[name], KNOWN_FIELDS.get(keys[-1]),
+                                        match.group() == value))
+                break
+        res.drop()
+    return results
+
+
+def _warning(res: Resource, keys: tuple[str, ...], node: Node, h: Hashed, kind: str | None, whole: bool) -> Result:
+    """One line, as every message is; the fieldSpecs entry rides beside it (``krmfn -v``, and the
+    result's ``tags.fieldSpecs``), as for an unplaced reference (core.references.unplaced)."""
+    kind = kind or h.res.kind
+    where = res.tree.path_of(node, res.node)
+    group = f", group: {res.group}" if res.group else ""
+    spec = f"{{kind: {res.kind}{group}, path: {join_path(keys)}}}"
+    # the entry to paste, as kustomize writes it: a ConfigMap's in a plain list, another kind's in a
+    # nameReference entry of its own; the one line says where it is (krmfn -v, tags.fieldSpecs)
+    paste = f"- {spec}" if kind == "ConfigMap" else f"- kind: {kind}\n  fieldSpecs:\n  - {spec}"
+    inside = "" if whole else "give it a field of its own, then "
+    return Result(f"holds {h.original}, the old name of {h.res.kind} {h.original} (now {h.new_name}): if it means "
+                  f"that {h.res.kind}, {inside}add the fieldSpecs entry krmfn -v prints (docs/field-specs.md)",
+                  "warning", res.ref, where, h.original, h.new_name, paste, DETAIL_TAG, topic="leftover-name")
+
+
+__all__ = ["leftovers"]

@@ -1,0 +1,128 @@
+"""The function itself, as a pure transformation: a ResourceList (or plain streams) in, the same out.
+
+No I/O here, and no exit code: the shell (krmfn.cli) reads stdin, writes stdout and stderr,
+and decides the exit code from the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from krmfn.core.config import read_config
+from krmfn.core.references.walk import ReferenceTable
+from krmfn.core.run.parallel import scan_items, write_items
+from krmfn.core.run.plan import plan
+from krmfn.krm.envelope import (
+    ResourceList,
+    item_error,
+    read_resource_list,
+    read_streams,
+    render,
+    render_streams,
+)
+from krmfn.krm.limits import Limits, Prescan, check_input, check_parsed, yaml_error
+from krmfn.results import KrmfnError, Result, has_errors, in_source
+from krmfn.yaml.encoding import TextForm, as_lf_utf8
+from krmfn.yaml.tree import YamlError
+
+
+@dataclass(repr=False, eq=False)
+class Outcome:
+    """What a run prints: the shell only writes these out."""
+
+    pieces: list[bytes]  # written one after the other: no second copy of a large output
+    results: list[Result]
+
+    @property
+    def failed(self) -> bool:
+        """Whether an error result says the run failed (its items are then as read)."""
+        return has_errors(self.results)
+
+    @property
+    def stdout(self) -> bytes:
+        return b"".join(self.pieces)
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode()
+
+
+def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[str, str] | None = None) -> Outcome:
+    """ResourceList in, ResourceList out.
+
+    On an error found while reading or planning, the items go back exactly as read, with
+    error results: nothing is written until every check has passed. Input that cannot be
+    read at all gives no output, only the results. ``labels``: how the user gave the
+    functionConfig's fields, when a shell mode built it from flags or the environment (core.config).
+    """
+    try:
+        prescan = check_input(data, limits)
+        form = TextForm.of(data)
+        data = as_lf_utf8(data)
+        try:
+            rl = read_resource_list(data, form)
+        except YamlError as exc:
+            placed = item_error(exc, data)
+            return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
+    except KrmfnError as exc:
+        return Outcome([], exc.results)
+    try:
+        items, results = _rename(rl, prescan, limits, labels, len(data))
+    except KrmfnError as exc:
+        items, results = rl.sources, exc.results
+    try:
+        return Outcome(render(rl, items, results), results)
+    except KrmfnError as exc:
+        return Outcome(render(rl, rl.sources, exc.results, prove=False), exc.results)
+
+
+@dataclass(repr=False, eq=False)
+class StreamsOutcome:
+    """What a run over plain streams gives: each stream's new text (none after an error), the
+    results, and every object's text before and after (for the Helm route's hook warnings)."""
+
+    outputs: list[bytes]
+    results: list[Result]
+    before: list[bytes] = field(default_factory=list)
+    after: list[bytes] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.results)
+
+
+def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: Limits = Limits(),
+                names: Sequence[str | None] | None = None, labels: Mapping[str, str] | None = None) -> StreamsOutcome:
+    """Plain multi-document streams (stdin, or a file each) in, the same streams out, read as one
+    input: a Deployment in one file follows a ConfigMap in another. ``function_config``: the
+    config as YAML text; ``names``: each stream's name in messages (a file's path)."""
+    names = list(names) if names is not None else [None] * len(texts)
+    try:
+        if sum(len(t) for t in texts) > limits.max_input_bytes:  # all streams are one input
+            check_input(b"".join(texts), limits)
+        prescans, forms, plain = [], [], []
+        for text, name in zip(texts, names):
+            try:
+                prescans.append(check_input(text, limits))
+                forms.append(TextForm.of(text))
+                plain.append(as_lf_utf8(text))
+            except KrmfnError as exc:
+                raise in_source(exc, name) from None
+        rl = read_streams(plain, function_config, names, forms)
+        prescan = Prescan(any(p.deep for p in prescans), any(p.anchors for p in prescans))
+        items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))
+        outputs = render_streams(rl, items)
+    except KrmfnError as exc:
+        return StreamsOutcome([], exc.results)
+    return StreamsOutcome(outputs, results, rl.sources, items)
+
+
+def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None, size: int
+            ) -> tuple[list[bytes], list[Result]]:
+    """The rename itself, over objects read by either reader: each object's new text, and the results."""
+    check_parsed(rl, prescan, limits)
+    config = read_config(rl.envelope, rl.function_config, labels)
+    scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), size)
+    p = plan(scanned, config, rl.item_name)
+    return write_items(scanned, p, config, size, rl.layout.after), p.results

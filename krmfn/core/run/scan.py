@@ -1,0 +1,593 @@
+"""Pass 1 of the rewrite: read every item once, keeping only what planning needs.
+
+For each item, while its tree is alive: an opted-in object of a renamed kind is hashed (and its
+own text edits prepared); a referrer's names of such objects are noted, with where each sits in
+the item's text. The tree is dropped after, so memory follows one item, not the list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+from krmfn.core.config import Config, Strategy
+from krmfn.core.naming import hashing
+from krmfn.core.naming.renamed import renamed_edits
+from krmfn.core.naming.retention import KUSTOMIZE_HASHES, OPT_IN, OPTED_OUT, ORIGINAL_NAME, retention_annotations
+from krmfn.core.naming.strategy import content_digest, strategy_of
+from krmfn.core.references.kinds import BY_KIND, RenamedKind, reference_kind, renamed_kind
+from krmfn.core.references.known import read_by_name
+from krmfn.core.references.table import template_metadata
+from krmfn.core.references.walk import ReferenceTable, find
+from krmfn.core.report.rollout import Verdict, verdict
+from krmfn.core.report.rollpath import Read, has_checksum, read_via
+from krmfn.core.selection.filled import explicit, filled_by, left_alone, refuse
+from krmfn.core.selection.optin import (
+    MARK_BYTES,
+    OWN_BYTES,
+    ROLL_TOOLS,
+    Mark,
+    check_own_keys,
+    may_mark,
+    misplaced,
+    own_choice,
+    read_marks,
+)
+from krmfn.krm.envelope import ResourceList
+from krmfn.krm.resource import Resource, known_resource, read_resource
+from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.scalars import go_timestamp
+from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
+from krmfn.yaml.tree import Doc, Node
+
+MAX_NAME = 253
+# A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
+# Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
+# for unplaced references (a CRD's schema can be megabytes of "configMapRef" properties).
+NOT_REFERRERS = frozenset({*BY_KIND, "CustomResourceDefinition"})
+# The renamed kinds whose references are looked for where the table does not look, and the bytes
+# each of their shapes holds (core.references.unplaced.SHAPES, not imported here for start-up time).
+UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
+# A name ending in what some algorithm's suffix looks like: only those are hashed to find their family.
+_ANY_SUFFIX = re.compile("-(?:" + "|".join(hashing.suffix_pattern(a) for a in hashing.ALGORITHMS) + ")$")
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Hashed:
+    """One opted-in object of a renamed kind (a ConfigMap) and what the run does to it."""
+
+    res: Resource
+    original: str
+    new_name: str
+    referrers: dict[ResourceRef, None] = field(default_factory=dict)  # an ordered set
+    edits: list[Edit] = field(default_factory=list)  # the rename in its own text (made while its tree was read)
+    # suffix: renamed <original>-<hash>; annotation: keeps its name, referrers carry a hash of its
+    # content (core.naming.strategy); off: opted out after krmfn renamed it, so it gets its name back.
+    strategy: Strategy = Strategy.SUFFIX
+    content: str = ""  # annotation: a digest of its content, for its referrers' pod-template hash
+    by_select: bool = False  # opted in by nothing but the function config's select: all
+    # What references carry when its controller makes an object of another name (an ExternalSecret's
+    # spec.target.name): its new name and its family. "": the object's own (new_name, original).
+    made: str = ""
+    made_family: str = ""
+
+    @property
+    def ref_name(self) -> str:
+        """The name references to it carry after this run."""
+        return self.made or self.new_name
+
+    @property
+    def ref_family(self) -> str:
+        """The name references to it carried before krmfn hashed it."""
+        return self.made_family or self.original
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Reference:
+    """A scalar in a referrer that names an object of a renamed kind; ``site``: where its text is
+    (yaml.textedit.site), so that the write needs no tree; None where it cannot be edited."""
+
+    node: Node
+    name: str
+    site: tuple | None
+    namespace: str | None = None  # named beside the reference (Node); None: the referrer's rules
+    prefix: str = ""  # text before the name in the same scalar (``namespace/``)
+    unplaced: bool = False  # shaped like a reference where the table does not look: warn only
+    kind: str = "ConfigMap"  # the renamed kind it names
+    in_known_kind: bool = False  # unplaced, in a kind the table knows (outside its paths)
+
+
+class Declined(NamedTuple):
+    """Why an object of a renamed kind is never hashed in this run."""
+
+    why: str
+    outside: bool = False  # a controller writes its content: it changes outside Git (core.report.rotation)
+
+
+@dataclass(repr=False, eq=False)
+class Scanned:
+    """What the plan needs from the items, read one item at a time."""
+
+    resources: list[Resource] = field(default_factory=list)
+    renamed: list[Resource] = field(default_factory=list)  # every object of a renamed kind
+    hashed: list[Hashed] = field(default_factory=list)
+    references: dict[int, list[Reference]] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
+    # objects never hashed, and why: their own annotation says "false", a controller fills them
+    # (core.selection.filled: the reason's ``outside`` is set, its content is not the render's), or a program
+    # reads them by name (core.references.known)
+    declined: dict[int, Declined] = field(default_factory=dict)
+    # Objects not hashed (yet) whose name is a hashed name of the family they record: a mark
+    # names them by that family name (item index -> the family name).
+    families: dict[int, str] = field(default_factory=dict)
+    marks: dict[int, list[Mark]] = field(default_factory=dict)  # workloads' opt-in marks, by item
+    # What a new pod template does to each referrer that runs pods (core.report.rollout), by item.
+    rollouts: dict[int, Verdict] = field(default_factory=dict)
+    # The roll-path audit (core.report.rollpath): references read through env, envFrom or a subPath mount
+    # by a workload without a checksum/* annotation, with every roll mark it carries, by item.
+    reads: dict[int, list[tuple[int, Read]]] = field(default_factory=dict)  # (place in references[item], how)
+    roll_marks: dict[int, list[Mark]] = field(default_factory=dict)
+    immutable: set[int] = field(default_factory=set)  # objects of a renamed kind with immutable: true
+    # Objects whose controller makes an object of another name (an ExternalSecret's spec.target.name):
+    # item index -> (that name, its family). Others are named by their own name and family.
+    made: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    def named_as(self, res: Resource) -> tuple[str, str]:
+        """The (kind, name) a reference to this object of a renamed kind carries."""
+        made = self.made.get(res.index)
+        return reference_kind(res.api_version, res.kind), res.name if made is None else made[0]
+
+    def family_as(self, res: Resource, family: str) -> tuple[str, str]:
+        """The (kind, family name) a reference to it carried before krmfn hashed it."""
+        made = self.made.get(res.index)
+        return reference_kind(res.api_version, res.kind), family if made is None else made[1]
+
+
+def _entry_path(key: str, k: str) -> str:
+    return f"{key}.{k}" if k and "." not in k else f"{key}[{k}]"
+
+
+def _at(res: Resource, key: str) -> Node | None:
+    """The node at a dotted path (``data``, ``spec.encryptedData``), or None."""
+    return res.tree.path(res.node, *key.split("."))
+
+
+def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | None:
+    """A hashed field (``data``, ``binaryData``, ``stringData``) as text, after checking every
+    value is a string (and base64 where the kind says so). A Secret's values never appear in a
+    message: only its keys do."""
+    doc = res.tree
+    node = _at(res, key)
+    if node is None or doc.is_null(node):
+        return None
+    node = doc.resolve(node)
+    if not doc.is_map(node):
+        raise InputError(f"{key} is {doc.describe(node)}, not a map of strings", res.ref, key)
+    out: dict[str, str] = {}
+    for k, child in doc.items(node):
+        path = _entry_path(key, k)
+        if k in out:
+            raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, path)
+        if not doc.key_string(child) or (go_timestamp(k) and doc.kplain[child]):
+            raise InputError(f"{path} has a key that YAML reads as a number, boolean, null or date; {res.kind} keys "
+                             f'must be strings: quote it ("{k}")', res.ref, path)
+        value = doc.string(child)
+        if value is not None and doc.plain_timestamp(doc.resolve(child)):
+            what, fix = ("a value", "quote it") if kind.secret else (value, f'quote it ("{value}")')
+            raise InputError(f"{path} is {what}, which kustomize reads as a date; {res.kind} values must be strings: "
+                             f"{fix}", res.ref, path)
+        if value is None:
+            target = doc.resolve(child)
+            text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)
+            if doc.is_null(target):
+                what, fix = "empty (null)", 'write "" for an empty value'
+            elif text is None:
+                what, fix = doc.describe(target), "write it as text (a | block)"
+            elif kind.secret:
+                what, fix = "a value YAML reads as a number, boolean or tagged value", "quote it"
+            else:
+                what, fix = f"{text}, which YAML reads as a number, boolean or tagged value", f'quote it ("{text}")'
+            raise InputError(f"{path} is {what}; {res.kind} values must be strings: {fix}", res.ref, path)
+        if key in kind.base64:
+            # Imported here, for start-up time: only binaryData and Secrets need them.
+            import base64
+            import binascii
+
+            try:
+                base64.b64decode("".join(value.split()), validate=True)
+            except (binascii.Error, ValueError):
+                fix = ("(base64 -w0 FILE), or move a text value to stringData" if kind.secret else
+                       "(base64 -w0 FILE), or move a text value to data")
+                raise InputError(f"{path} is not valid base64; {key} holds base64 text {fix}", res.ref, path) from None
+        out[k] = value
+    return out
+
+
+def _scalar(res: Resource, key: str) -> str | None:
+    """A hashed scalar field (a Secret's ``type``) as text; None when absent."""
+    doc = res.tree
+    node = _at(res, key)
+    if node is None or doc.is_null(node):
+        return None
+    value = doc.string(node)
+    if value is None:
+        raise InputError(f"{key} is {doc.describe(doc.resolve(node))} YAML does not read as text; write it as a "
+                         "string", res.ref, key)
+    return value
+
+
+def _tree(res: Resource, key: str, omit: tuple[str, ...]) -> object:
+    """A field hashed whole (a custom resource's ``spec``) as plain data: maps, lists, strings and
+    None; a scalar YAML reads as a number, boolean or tagged value as ``{"!": text}``, so that it
+    differs from the string of the same text. A key written twice is an error (which one counts
+    would depend on the reader). ``omit``: dotted paths left out. No value is ever in a message."""
+    doc = res.tree
+
+    def value(node: Node, path: str) -> object:
+        node = doc.resolve(node)
+        if doc.is_map(node):
+            out: dict[str, object] = {}
+            for k, child in doc.items(node):
+                at = _entry_path(path, k)
+                if k in out:
+                    raise InputError(f"{path} has the key {k!r} twice; keep one", res.ref, at)
+                if f"{path}.{k}" not in omit:
+                    out[k] = value(child, at)
+            return out
+        if doc.is_seq(node):
+            return [value(child, f"{path}[{i}]") for i, child in enumerate(doc.children(node))]
+        if doc.is_null(node):
+            return None
+        text = doc.string(node)
+        return text if text is not None else {"!": doc.str(node) or ""}
+
+    node = _at(res, key)
+    return None if node is None else value(node, key)
+
+
+def _content(res: Resource, kind: RenamedKind) -> dict[str, object]:
+    content: dict[str, object] = {key: _string_map(res, kind, key) for key in kind.content}
+    content.update((key, _scalar(res, key)) for key in kind.scalars)
+    content.update((key, _tree(res, key, kind.omit)) for key in kind.trees)
+    return content
+
+
+def made_names(res: Resource, kind: RenamedKind, original: str) -> tuple[Node, str, str] | None:
+    """Where its controller's object is named, when the kind has such a field and the object sets
+    it (an ExternalSecret's spec.target.name): that node, the name, and the name's family (before
+    krmfn's suffix: the suffix this object's own name carries, taken off)."""
+    if not kind.made_name:
+        return None
+    doc = res.tree
+    node = doc.path(res.node, *kind.made_name)
+    name = None if node is None else doc.string(node)
+    if node is None or name is None or name == "":
+        return None
+    family = name
+    if res.name != original and res.name.startswith(original + "-"):
+        own = res.name[len(original):]  # "-<suffix>"
+        if name.endswith(own) and len(name) > len(own):
+            family = name[:-len(own)]
+    return node, name, family
+
+
+def original_name(res: Resource) -> str:
+    """The family name: from the annotation when the current name is that name or a hashed form of
+    it (:func:`hashing.is_hashed_form`); else the name itself (:func:`stale_original` says why)."""
+    recorded = res.annotations.get(ORIGINAL_NAME)
+    if recorded and (res.name == recorded or hashing.is_hashed_form(res.name, recorded)):
+        return recorded
+    return res.name
+
+
+def stale_original(res: Resource) -> Result | None:
+    """A warning when the original-name annotation names another object's family (copied from
+    rendered output, or the object renamed by hand): it is ignored, and the object is its own family."""
+    recorded = res.annotations.get(ORIGINAL_NAME)
+    if not recorded or original_name(res) == recorded:
+        return None
+    return Result(f"its {ORIGINAL_NAME} is {recorded!r}, which its name {res.name!r} does not carry: ignored, so "
+                  f"references to {recorded!r} do not mean it; remove it (copied from another object?)", "warning",
+                  res.ref, f"metadata.annotations[{ORIGINAL_NAME}]")
+
+
+def family_of(res: Resource, kind: RenamedKind) -> str:
+    """The family name, also of an object that records none but whose name ends in a suffix of its
+    own content under any algorithm (kustomize's generator named it, or krmfn did): the name without
+    that suffix, so that no algorithm suffixes it twice and a data edit stays in its family. A
+    value that cannot be hashed leaves the name as it is (only an opted-in object's values matter)."""
+    original = original_name(res)
+    if original != res.name or ORIGINAL_NAME in res.annotations or not _ANY_SUFFIX.search(res.name):
+        return original
+    try:
+        return _content_family(res.name, kind.hash_input(_content(res, kind))) or original
+    except InputError:
+        return original
+
+
+def _content_family(name: str, encoded: str) -> str | None:
+    """``name`` without its last suffix, when that suffix is one an algorithm makes of ``encoded``."""
+    for algorithm in hashing.ALGORITHMS:
+        digest = hashing.digest(algorithm, encoded)
+        if name.endswith(f"-{digest}") and len(name) > len(digest) + 1:
+            return name[:-len(digest) - 1]
+    return None
+
+
+def _check_unique_keys(res: Resource) -> None:
+    """A key written twice where krmfn reads or writes a ConfigMap: which one counts would depend
+    on the reader (the API server refuses it), and a re-run could read the other one."""
+    doc = res.tree
+    for path, node in (("", res.node), ("metadata", res.metadata),
+                       ("metadata.annotations", doc.get(res.metadata, "annotations")),
+                       ("metadata.labels", doc.get(res.metadata, "labels"))):
+        if node is None or not doc.is_map(node) or not doc.has_duplicate_keys(node):
+            continue
+        seen: set[str] = set()
+        for key, _ in doc.items(node):
+            if key in seen:
+                where = f"{path}.{key}" if path else key
+                raise InputError(f"{path or 'the object'} has the key {key!r} twice; keep one", res.ref, where)
+            seen.add(key)
+
+
+def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: dict[str, str], out: Scanned) -> None:
+    """An object of a renamed kind: noted for the plan, and hashed when it or the config opts it in."""
+    out.renamed.append(res)
+    _check_unique_keys(res)
+    if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
+        out.immutable.add(res.index)
+    original = family_of(res, kind)
+    made = made_names(res, kind, original)
+    if made is not None:
+        out.made[res.index] = made[1:]
+    stale = stale_original(res)
+    if stale is not None:
+        out.results.append(stale)
+    filled = filled_by(res) if kind.kind == "Secret" else None
+    if filled is not None:
+        why, outside = filled
+        how = explicit(res, original, config)
+        if how is not None:
+            raise refuse(res, why, how)
+        out.declined[res.index] = Declined(why, outside)
+        if own_choice(res, kind, original, config):  # select, a selector: say why it is not hashed (under -v)
+            out.results.append(left_alone(res, why))
+        return
+    choice = own_choice(res, kind, original, config)
+    if choice and explicit(res, original, config) is None:  # select or a selector: not a reader krmfn can follow
+        known = read_by_name(res, original)
+        if known is not None:
+            out.declined[res.index] = Declined(known)
+            out.results.append(left_alone(res, known, "renamed"))
+            return
+    if choice is None:  # a workload's mark may still opt it in (core.run.plan)
+        if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
+            out.families[res.index] = original
+        return
+    if not choice:
+        out.declined[res.index] = Declined(OPTED_OUT)
+        if ORIGINAL_NAME in res.annotations:  # krmfn renamed it before: the way out (core.naming.restore)
+            from krmfn.core.naming.restore import renamed_before, restore_edits  # here, for start-up time: rare
+
+            if renamed_before(res, original):
+                out.hashed.append(_made(Hashed(res, original, original, edits=restore_edits(res, original),
+                                               strategy=Strategy.OFF), kind, made))
+        if original in config.names and kind.kind in config.kinds:
+            out.results.append(Result(f"not hashed: its opt-out annotation ({OPT_IN}: false) wins over the "
+                                      "function config's names", "info", res.ref))
+        return
+    h = hash_object(res, kind, original, config, retention, out.results)
+    if h is not None:
+        # Opted in by select: all alone: a rename may break a program that reads it by a fixed name.
+        h.by_select = (OPT_IN not in res.annotations and original not in config.names
+                       and not config.selector.matches(res.labels))
+        out.hashed.append(h)
+
+
+def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config, retention: dict[str, str],
+                results: list[Result]) -> Hashed | None:
+    """An opted-in object's new name and its own text edits; None when kustomize hashes it itself.
+    Raises on a value or name Kubernetes would refuse."""
+    if res.annotations.get(KUSTOMIZE_HASHES) == "enabled":
+        results.append(Result(f"left alone: kustomize adds its own hash suffix to this {kind.kind} "
+                              f"({KUSTOMIZE_HASHES})", "info", res.ref))
+        return None
+    made = made_names(res, kind, original)
+    if strategy_of(res, config) is Strategy.ANNOTATION:
+        return _made(_stable(res, original_name(res), kind.hash_input(_content(res, kind)), results), kind, made)
+    if kind.check is not None:
+        kind.check(res)
+    if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
+        fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
+        raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
+                               "letters, digits, '-' and '.', starting and ending with a letter or digit; rename "
+                               f"it, e.g. to {fixed!r}", res.ref, "metadata.name")
+    doc = res.tree
+    for key in ("annotations", "labels"):
+        node = doc.get(res.metadata, key)
+        if node is not None and not doc.is_map(node) and not doc.is_null(node):
+            raise InputError(f"metadata.{key} is {doc.describe(node)}, not a map", res.ref, f"metadata.{key}")
+    encoded = kind.hash_input(_content(res, kind))
+    digest = hashing.digest(config.algorithm, encoded)
+    if original == res.name and ORIGINAL_NAME not in res.annotations:
+        # Already named by its content, under any algorithm (kustomize's generator): never a second
+        # suffix; under this run's algorithm, the name is kept.
+        original = _content_family(res.name, encoded) or original
+    new_name = f"{original}-{digest}"
+    if len(new_name) > MAX_NAME:
+        raise ReferenceProblem(f"the hashed name would be {len(new_name)} characters, over Kubernetes' {MAX_NAME}; "
+                               f"shorten the {kind.kind}'s name", res.ref, "metadata.name")
+    h = Hashed(res, original, new_name, edits=renamed_edits(res, original, new_name, retention, kind.immutable))
+    if made is not None:
+        node, name, family = made
+        h.made, h.made_family = f"{family}-{digest}", family
+        if len(h.made) > MAX_NAME:
+            raise ReferenceProblem(f"the hashed name of the {kind.refers_as or 'object'} it makes would be "
+                                   f"{len(h.made)} characters, over Kubernetes' {MAX_NAME}; shorten "
+                                   f"{'.'.join(kind.made_name)}", res.ref, ".".join(kind.made_name))
+        if name != h.made:
+            h.edits.append(replace_scalar(res.tree, node, h.made))
+    return h
+
+
+def _made(h: Hashed, kind: RenamedKind, made: tuple[Node, str, str] | None) -> Hashed:
+    """An object that keeps its name or gets it back: what its controller makes does too."""
+    if made is not None:
+        node, name, family = made
+        h.made = h.made_family = family
+        if name != family and h.edits:  # the restore: its own name goes back, and this one with it
+            h.edits.append(replace_scalar(h.res.tree, node, family))
+    return h
+
+
+def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -> Hashed:
+    """An object under the stable-name strategy: it keeps (or gets back) its original name and
+    its referrers carry a digest of its content (core.naming.strategy)."""
+    edits: list[Edit] = []
+    if ORIGINAL_NAME in res.annotations:  # switched from the suffix strategy
+        from krmfn.core.naming.restore import renamed_before, restore_edits  # here, for start-up time: rare
+
+        if renamed_before(res, original):
+            edits = restore_edits(res, original)
+    if edits == [] and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
+        results.append(Result(f"immutable: true and a name that stays (strategy: annotation): the API server refuses "
+                              f"every later change of this {res.kind}'s data. Remove immutable, or use the suffix "
+                              "strategy for it", "warning", res.ref, "immutable"))
+    return Hashed(res, original, original, edits=edits, strategy=Strategy.ANNOTATION, content=content_digest(encoded))
+
+
+def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
+    """A workload's opt-in marks, for the plan; and a mark written in its pod template instead,
+    where nothing reads it (a warning saying where it belongs)."""
+    marks = read_marks(res, config)
+    if marks:
+        out.marks[res.index] = marks
+    path = template_metadata(res.api_version, res.kind)
+    doc = res.tree
+    node = doc.path(res.node, *path, "annotations") if path else None
+    if path is None or node is None:
+        return
+    where = ".".join(path)
+    for key in misplaced(doc.str_map(doc.resolve(node)), config):
+        out.results.append(Result(
+            f"{key} sits in the pod template's annotations, where nothing reads it (the pods would carry it): move "
+            f"it to the {res.kind}'s own metadata.annotations", "warning", res.ref, f"{where}.annotations[{key}]"))
+
+
+def _scan_reads(res: Resource, refs: list[Reference], config: Config, out: Scanned) -> None:
+    """What the roll-path audit needs of a workload: how each reference is read, unless its pod
+    template's checksum/* annotation rolls it; and every roll mark it carries, honoured or not."""
+    doc = res.tree
+    path = template_metadata(res.api_version, res.kind)
+    node = doc.path(res.node, *path, "annotations") if path else None
+    if node is not None and has_checksum(doc.str_map(doc.resolve(node))):
+        return
+    reads = [(i, read) for i, ref in enumerate(refs) if (read := read_via(doc, ref.node, res.node)) is not None]
+    if not reads:
+        return
+    out.reads[res.index] = reads
+    if any(MARK_BYTES[tool] in res.source for tool in ROLL_TOOLS):
+        try:
+            out.roll_marks[res.index] = read_marks(res, replace(config, honor=frozenset(ROLL_TOOLS)))
+        except InputError:  # a mark krmfn cannot read: assume it rolls (the honoured run says why)
+            out.roll_marks[res.index] = [Mark("", ("ConfigMap", "Secret"))]
+
+
+# Kinds whose pods run once: a change they never see is no roll path to audit (core.report.audit).
+ONE_SHOT = frozenset({"Pod", "Job"})
+
+
+def _needs_reading(res: Resource, source: bytes, config: Config, table: ReferenceTable) -> bool:
+    """Whether an object's bytes can matter: a renamed kind, a kind the table walks or notes, krmfn's
+    own keys or a workload mark in it, or a mention of a renamed kind where references may hide.
+    Real renders are mostly CRDs and RBAC: their objects are never parsed alone."""
+    if renamed_kind(res.api_version, res.kind) is not None or res.kind in table.notice_kinds:
+        return True
+    if table.walk_for(res.api_version, res.kind) is not None or OWN_BYTES in source or may_mark(source, config):
+        return True
+    return res.kind not in NOT_REFERRERS and any(mark in source for _, mark in UNPLACED_MARKERS)
+
+
+def _site(doc: Doc, node: Node) -> tuple | None:
+    try:
+        return site(doc, node)
+    except NotEditable:
+        return None  # the write reads the item again and names the field
+
+
+def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
+         stop: int | None = None) -> Scanned:
+    """Read every item (of ``start:stop``) once, keeping only what planning needs; each
+    tree is dropped after."""
+    out = Scanned()
+    retention = retention_annotations(config.retention)
+    for index in range(start, len(rl.sources) if stop is None else stop):
+        source = rl.sources[index]
+        plain = known_resource(source, index, rl.identity(index))
+        if plain is not None and not _needs_reading(plain, source, config, table):
+            out.resources.append(plain)  # nothing in it can matter: never parsed
+            continue
+        res = read_resource(source, index, rl.item_name(index), rl.placer(index))
+        out.resources.append(res)
+        kind = renamed_kind(res.api_version, res.kind)
+        if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
+            check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
+        if kind is not None:
+            try:
+                _scan_renamed(res, kind, config, retention, out)
+            except NotEditable as exc:
+                where = res.tree.path_of(exc.node, res.node)
+                raise InputError(f"{where} must change and cannot be written in place: {exc}", res.ref,
+                                 where) from None
+        refs: list[Reference] = []
+        walk = table.walk_for(res.api_version, res.kind)
+        known = walk is not None  # whether the table knows the kind (else reference-shaped fields are looked for)
+        if walk is not None:
+            doc = res.tree
+            for node, target, spec in find(doc, res.node, walk):
+                name = doc.string(node)
+                if name is None:
+                    continue
+                ref = Reference(node, name, _site(doc, node), kind=target)
+                if spec is not None:  # rare: the name part of ``namespace/name``, a namespace named beside it
+                    ref.name, ref.namespace, ref.prefix = spec.target(doc, node, name)
+                refs.append(ref)
+        if res.kind in table.notice_kinds:
+            doc = res.tree
+            out.results += [Result(message, "info", res.ref, path)
+                            for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
+        if known and may_mark(source, config):
+            _scan_marks(res, config, out)
+        if refs or index in out.marks:
+            found = verdict(res.tree, res.node, res.api_version, res.kind)
+            if found is not None:
+                out.rollouts[index] = found
+                if refs and config.audit != "off" and res.kind not in ONE_SHOT:  # audit: off looks for nothing
+                    _scan_reads(res, refs, config, out)
+        # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
+        # it knows, when the text mentions a renamed kind more often than the walk found names of
+        # it. A byte count: most items pay nothing more.
+        if res.kind not in NOT_REFERRERS:
+            shapes = []
+            for target, mark in UNPLACED_MARKERS:
+                mentions = source.count(mark)
+                if mentions and (not known or mentions != sum(r.kind == target for r in refs)):
+                    shapes.append(target)
+            if shapes:
+                from krmfn.core.references import unplaced  # here, for start-up time: few runs need it
+
+                doc = res.tree
+                placed = {ref.node for ref in refs}
+                refs += [Reference(node, doc.string(node) or "", None, unplaced=True, kind=target, in_known_kind=known)
+                         for node, target in unplaced.candidates(doc, res.node, res.metadata,
+                                                               [unplaced.SHAPES[k] for k in shapes])
+                         if node not in placed]
+        if refs:
+            out.references[index] = refs
+        if res.doc is not None and res.doc.may_alias:
+            res.aliases = True
+        res.drop(keep_meaning=kind is not None or bool(refs) or index in out.marks)  # the items that can change
+    return out
