@@ -10,7 +10,7 @@ What krmfn removes is what krmfn wrote: the hashed name, ``immutable: true`` (an
 carries ``krmfn.dev/original-name`` got it from krmfn, and an object that keeps its name must stay
 mutable to take a change), the original-name annotation and the ``krmfn.dev/family`` label.
 Retention annotations stay: krmfn cannot tell them from the user's own, and they only keep an
-object. Every reference, by the hashed name, an older one or the original, follows back (core.run.plan).
+object. Every reference, by the hashed name, an older one or the original, follows back (core.plan.referrers).
 """
 
 from __future__ import annotations

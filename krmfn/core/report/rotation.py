@@ -53,7 +53,7 @@ class Reads:
 def reads(scanned: Scanned, index: Index, written: dict[tuple[str, str], str], empty: str,
           where: Callable[[Resource, Node], str]) -> dict[int, Reads]:
     """Each workload's reads (an item that runs pods), by item, in input order. ``written``: each
-    Secret a controller of the input writes (core.run.plan.written_by_controllers)."""
+    Secret a controller of the input writes (core.plan.written)."""
     out: dict[int, Reads] = {}
     for item in sorted(scanned.rollouts):
         refs = scanned.references.get(item)

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from krmfn.core.config import read_config
+from krmfn.core.plan.passes import plan
 from krmfn.core.references.walk import ReferenceTable
 from krmfn.core.run.parallel import scan_items, write_items
-from krmfn.core.run.plan import plan
 from krmfn.krm.envelope import (
     ResourceList,
     item_error,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from krmfn.core.config import Config
+from krmfn.core.plan.state import RenamePlan
 from krmfn.core.references.walk import ReferenceTable
-from krmfn.core.run.plan import Plan
 from krmfn.core.run.scan import Declined, Hashed, Reference, Scanned, scan
 from krmfn.core.run.write import write
 from krmfn.krm.envelope import ResourceList
@@ -170,7 +170,8 @@ def scan_items(rl: ResourceList, config: Config, table: ReferenceTable, size: in
     return _merge(cast(Scanned, first), rest)
 
 
-def write_items(scanned: Scanned, p: Plan, config: Config, size: int, after: Callable[[int], bytes]) -> list[bytes]:
+def write_items(scanned: Scanned, p: RenamePlan, config: Config, size: int,
+                after: Callable[[int], bytes]) -> list[bytes]:
     """:func:`krmfn.core.run.write.write` over every item, on two processes when the input is large:
     each changed item is read again twice (its input and its new text, for the check before
     writing), which costs as much as the scan."""

@@ -37,6 +37,7 @@ from krmfn.core.selection.optin import (
 from krmfn.krm.envelope import ResourceList
 from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
+from krmfn.yaml.follow import Walk
 from krmfn.yaml.scalars import go_timestamp
 from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.yaml.tree import Doc, Node
@@ -363,7 +364,7 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
             out.declined[res.index] = Declined(known)
             out.results.append(left_alone(res, known, "renamed"))
             return
-    if choice is None:  # a workload's mark may still opt it in (core.run.plan)
+    if choice is None:  # a workload's mark may still opt it in (core.plan.marks)
         if ORIGINAL_NAME in res.annotations and original != res.name:  # krmfn renamed it: a mark may name its family
             out.families[res.index] = original
         return
@@ -532,62 +533,78 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             continue
         res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
-        kind = renamed_kind(res.api_version, res.kind)
-        if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
-            check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
-        if kind is not None:
-            try:
-                _scan_renamed(res, kind, config, retention, out)
-            except NotEditable as exc:
-                where = res.tree.path_of(exc.node, res.node)
-                raise InputError(f"{where} must change and cannot be written in place: {exc}", res.ref,
-                                 where) from None
-        refs: list[Reference] = []
-        walk = table.walk_for(res.api_version, res.kind)
-        known = walk is not None  # whether the table knows the kind (else reference-shaped fields are looked for)
-        if walk is not None:
-            doc = res.tree
-            for node, target, spec in find(doc, res.node, walk):
-                name = doc.string(node)
-                if name is None:
-                    continue
-                ref = Reference(node, name, _site(doc, node), kind=target)
-                if spec is not None:  # rare: the name part of ``namespace/name``, a namespace named beside it
-                    ref.name, ref.namespace, ref.prefix = spec.target(doc, node, name)
-                refs.append(ref)
-        if res.kind in table.notice_kinds:
-            doc = res.tree
-            out.results += [Result(message, "info", res.ref, path)
-                            for path, message in table.notes(doc, res.node, res.api_version, res.kind)]
-        if known and may_mark(source, config):
-            _scan_marks(res, config, out)
-        if refs or index in out.marks:
-            found = verdict(res.tree, res.node, res.api_version, res.kind)
-            if found is not None:
-                out.rollouts[index] = found
-                if refs and config.audit != "off" and res.kind not in ONE_SHOT:  # audit: off looks for nothing
-                    _scan_reads(res, refs, config, out)
-        # Reference-shaped fields the table does not cover: in a kind it does not know, or, in one
-        # it knows, when the text mentions a renamed kind more often than the walk found names of
-        # it. A byte count: most items pay nothing more.
-        if res.kind not in NOT_REFERRERS:
-            shapes = []
-            for target, mark in UNPLACED_MARKERS:
-                mentions = source.count(mark)
-                if mentions and (not known or mentions != sum(r.kind == target for r in refs)):
-                    shapes.append(target)
-            if shapes:
-                from krmfn.core.references import unplaced  # here, for start-up time: few runs need it
-
-                doc = res.tree
-                placed = {ref.node for ref in refs}
-                refs += [Reference(node, doc.string(node) or "", None, unplaced=True, kind=target, in_known_kind=known)
-                         for node, target in unplaced.candidates(doc, res.node, res.metadata,
-                                                               [unplaced.SHAPES[k] for k in shapes])
-                         if node not in placed]
-        if refs:
-            out.references[index] = refs
-        if res.doc is not None and res.doc.may_alias:
-            res.aliases = True
-        res.drop(keep_meaning=kind is not None or bool(refs) or index in out.marks)  # the items that can change
+        _scan_item(res, config, table, retention, out)
     return out
+
+
+def _scan_item(res: Resource, config: Config, table: ReferenceTable, retention: dict[str, str],
+               out: Scanned) -> None:
+    """One parsed item: what it is (an object of a renamed kind), what it names, what marks it
+    carries and what a new pod template does to it; then its tree is dropped."""
+    index, source = res.index, res.source
+    kind = renamed_kind(res.api_version, res.kind)
+    if OWN_BYTES in source:  # krmfn's own keys: a misspelt one, an unquoted true (a byte search first)
+        check_own_keys(res, None if kind else template_metadata(res.api_version, res.kind), out.results)
+    if kind is not None:
+        try:
+            _scan_renamed(res, kind, config, retention, out)
+        except NotEditable as exc:
+            where = res.tree.path_of(exc.node, res.node)
+            raise InputError(f"{where} must change and cannot be written in place: {exc}", res.ref,
+                             where) from None
+    walk = table.walk_for(res.api_version, res.kind)
+    refs = [] if walk is None else _references(res, walk)
+    if res.kind in table.notice_kinds:
+        out.results += [Result(message, "info", res.ref, path)
+                        for path, message in table.notes(res.tree, res.node, res.api_version, res.kind)]
+    if walk is not None and may_mark(source, config):
+        _scan_marks(res, config, out)
+    if refs or index in out.marks:
+        found = verdict(res.tree, res.node, res.api_version, res.kind)
+        if found is not None:
+            out.rollouts[index] = found
+            if refs and config.audit != "off" and res.kind not in ONE_SHOT:  # audit: off looks for nothing
+                _scan_reads(res, refs, config, out)
+    if res.kind not in NOT_REFERRERS:
+        refs += _unplaced(res, refs, known=walk is not None)
+    if refs:
+        out.references[index] = refs
+    if res.doc is not None and res.doc.may_alias:
+        res.aliases = True
+    res.drop(keep_meaning=kind is not None or bool(refs) or index in out.marks)  # the items that can change
+
+
+def _references(res: Resource, walk: Walk) -> list[Reference]:
+    """The names of objects of renamed kinds at the paths the table gives for the item's kind."""
+    doc = res.tree
+    refs = []
+    for node, target, spec in find(doc, res.node, walk):
+        name = doc.string(node)
+        if name is None:
+            continue
+        ref = Reference(node, name, _site(doc, node), kind=target)
+        if spec is not None:  # rare: the name part of ``namespace/name``, a namespace named beside it
+            ref.name, ref.namespace, ref.prefix = spec.target(doc, node, name)
+        refs.append(ref)
+    return refs
+
+
+def _unplaced(res: Resource, refs: list[Reference], known: bool) -> list[Reference]:
+    """Reference-shaped fields the table does not cover: in a kind it does not know (``known``
+    false), or, in one it knows, when the text mentions a renamed kind more often than the walk
+    found names of it. A byte count: most items pay nothing more."""
+    shapes = []
+    for target, mark in UNPLACED_MARKERS:
+        mentions = res.source.count(mark)
+        if mentions and (not known or mentions != sum(r.kind == target for r in refs)):
+            shapes.append(target)
+    if not shapes:
+        return []
+    from krmfn.core.references import unplaced  # here, for start-up time: few runs need it
+
+    doc = res.tree
+    placed = {ref.node for ref in refs}
+    return [Reference(node, doc.string(node) or "", None, unplaced=True, kind=target, in_known_kind=known)
+            for node, target in unplaced.candidates(doc, res.node, res.metadata,
+                                                   [unplaced.SHAPES[k] for k in shapes])
+            if node not in placed]

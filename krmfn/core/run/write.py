@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from krmfn.core.config import Config
-from krmfn.core.run.plan import Plan
+from krmfn.core.plan.state import RenamePlan
 from krmfn.core.run.scan import Scanned
 from krmfn.results import InputError
 from krmfn.yaml.textedit import Edit, NotEditable, SetScalar, add_items, replace_at, replace_scalar, splice
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from krmfn.krm.resource import Resource
 
 
-def write(scanned: Scanned, p: Plan, config: Config, after: Callable[[int], bytes] = lambda index: b"",
+def write(scanned: Scanned, p: RenamePlan, config: Config, after: Callable[[int], bytes] = lambda index: b"",
           start: int = 0, stop: int | None = None) -> list[bytes]:
     """Each item's output text (of ``start:stop``), in order. ``after``: the text that follows an
     item in the output up to the next one (a document's ``---``), read with it by the check."""
@@ -45,7 +45,7 @@ def write(scanned: Scanned, p: Plan, config: Config, after: Callable[[int], byte
     return out
 
 
-def item_edits(res: Resource, p: Plan) -> list[Edit]:
+def item_edits(res: Resource, p: RenamePlan) -> list[Edit]:
     """Every planned edit of one item: renamed references, a suffixJobs rename, its own rename
     (or restore) and the stable-name pod-template hash."""
     edits: list[Edit] = []
