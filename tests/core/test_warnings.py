@@ -92,3 +92,14 @@ def test_one_warning_class_can_be_silenced_on_one_object():
     assert audited["web"].severity == "info" and audited["web"].message.endswith("(silenced: krmfn.dev/ignore-warnings)")
     other = run(resource_list(cm("app") + deploy("web", annotations='krmfn.dev/ignore-warnings: "rollout"')))
     assert [r.severity for r in other.results if r.topic == "roll-path"] == ["warning"]  # another class: still warns
+
+
+def test_the_silencing_annotation_is_a_key_krmfn_knows_and_reaches_an_object_krmfn_renames():
+    """Found writing the wording pass's tests: the annotation drew an unknown-key warning, and an
+    unreferenced ConfigMap krmfn renamed could not silence its warning (the result names its new name)."""
+    lone = cm("app", annotations='krmfn.dev/content-hash: "true", krmfn.dev/ignore-warnings: unreferenced')
+    out = run(resource_list(lone))
+    assert warnings(out) == []
+    [said] = [r for r in out.results if r.topic == "unreferenced"]
+    assert said.severity == "info" and said.resource.name.startswith("app-")
+    assert said.message.endswith("(silenced: krmfn.dev/ignore-warnings)")

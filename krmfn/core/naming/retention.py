@@ -18,6 +18,7 @@ OPT_IN = "krmfn.dev/content-hash"
 OPTED_OUT = f'its own {OPT_IN}: "false" wins'  # why an object that opted itself out is not hashed
 ORIGINAL_NAME = "krmfn.dev/original-name"
 FAMILY = "krmfn.dev/family"
+IGNORE_WARNINGS = "krmfn.dev/ignore-warnings"  # classes of warning an object silences (core.report.silence)
 KUSTOMIZE_HASHES = "internal.config.kubernetes.io/needsHashSuffix"
 
 RETENTION: dict[str, dict[str, str]] = {

@@ -14,7 +14,8 @@ from krmfn.results import Result
 
 
 def as_output(p: Planning) -> None:
-    results = silenced(p.results, p.scanned.resources)
+    renamed = {h.res.index: h.new_name for h in p.scanned.hashed if h.new_name != h.res.name}
+    results = silenced(p.results, p.scanned.resources, renamed)
     by_name: dict[str, list[Hashed]] = {}  # by the input name first: most results name something else
     for h in p.scanned.hashed:
         if h.new_name != h.res.name:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from krmfn.core.naming.retention import IGNORE_WARNINGS as IGNORE
 from krmfn.krm.resource import Resource
 from krmfn.results import Result
 
-IGNORE = "krmfn.dev/ignore-warnings"
 _IGNORE_BYTES = IGNORE.encode()
 # Every class of warning a user may silence, as Result.topic names it (docs/audit.md).
 CLASSES = ("leftover-name", "unplaced-reference", "roll-path", "immutable", "rotation", "reloader-auto",
            "unreferenced", "rollout", "namespace")
 
 
-def silenced(results: list[Result], resources: list[Resource]) -> list[Result]:
-    """``results`` with each warning its object's annotation silences lowered to an info saying so."""
+def silenced(results: list[Result], resources: list[Resource], renamed: dict[int, str] | None = None) -> list[Result]:
+    """``results`` with each warning its object's annotation silences lowered to an info saying so.
+    ``renamed``: the new name of each object krmfn renames, by item, which results may name it by."""
     marked = [res for res in resources if _IGNORE_BYTES in res.source]
     if not marked:  # the common run: one byte search per object, nothing parsed
         return results
@@ -30,7 +31,9 @@ def silenced(results: list[Result], resources: list[Resource]) -> list[Result]:
         value = res.annotations.get(IGNORE)
         if value is not None:
             own = res.ref
-            ignored[(own.api_version, own.kind, own.name, own.namespace)] = {c.strip() for c in value.split(",")}
+            named = {c.strip() for c in value.split(",")}
+            for name in (own.name, *([renamed[res.index]] if renamed and res.index in renamed else [])):
+                ignored[(own.api_version, own.kind, name, own.namespace)] = named
     out = []
     for r in results:
         ref = r.resource

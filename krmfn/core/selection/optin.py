@@ -9,7 +9,7 @@ Precedence, so that a user always has the last word on their own object:
    workload's own metadata, and, when ``honor`` lists them, Reloader's annotations and the
    Kyverno autoreload policy's), for the ``kinds`` the function config lists.
 
-Marks are read here as data (:class:`Mark`); core.run.plan applies them, since a workload may come
+Marks are read here as data (:class:`Mark`); core.plan.marks applies them, since a workload may come
 after the objects it names.
 """
 
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from krmfn.core.config import Config
-from krmfn.core.naming.retention import FAMILY, OPT_IN, ORIGINAL_NAME
+from krmfn.core.naming.retention import FAMILY, IGNORE_WARNINGS, OPT_IN, ORIGINAL_NAME
 from krmfn.core.naming.strategy import CONFIG_HASH, STRATEGY
 from krmfn.core.references.kinds import REFERENCE_KINDS, RenamedKind
 from krmfn.krm.resource import Resource
@@ -61,7 +61,7 @@ ROLL_TOOLS = ("reloader", "autoreload")
 OWN = "krmfn.dev/"
 OWN_BYTES = OWN.encode()
 OWN_KEYS: dict[str, tuple[str, ...]] = {
-    "metadata.annotations": (OPT_IN, ORIGINAL_NAME, STRATEGY),
+    "metadata.annotations": (OPT_IN, ORIGINAL_NAME, STRATEGY, IGNORE_WARNINGS),
     "metadata.labels": (FAMILY,),
     "the pod template's annotations": (CONFIG_HASH,),
 }
