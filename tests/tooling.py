@@ -13,9 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
+from doc_pages import Block, blocks
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"  # the shared helpers, fixtures and bad-input corpus live here
@@ -100,7 +103,7 @@ def git_snapshot(path: Path) -> None:
 def git_diff(path: Path) -> str:
     """Everything changed since the snapshot, new files included, as kpt's catalog tests show it."""
     run([*GIT, "add", "-A"], cwd=path)
-    done = run([*GIT, "diff", "--cached", "HEAD"], cwd=path)
+    done = run([*GIT, "diff", "--cached", "--relative", "HEAD"], cwd=path)  # paths from ``path``, a folder of the snapshot
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -192,3 +195,46 @@ def fetch_helm(major: int) -> tuple[str | None, str]:
 def platform_tag() -> str:
     machine = os.uname().machine
     return f"{sys.platform}-{'amd64' if machine in ('x86_64', 'amd64') else machine}"
+
+
+# --- the examples' catalog: metadata.yaml's ``examples`` --------------------------------------
+
+EXPECTED_OUTPUT = "expected-output.yaml"  # what the README's command prints, byte for byte
+KPT_EXPECTED = ".expected"  # kpt's catalog layout, for a package the command changes in place
+KPT_FILES = ("config.yaml", "diff.patch", "results.yaml")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example of the catalog: a folder with a README that gives the one command to run, from
+    the repository's top, and the expected output beside it."""
+
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return str(self.path.relative_to(EXAMPLES))
+
+    @property
+    def readme(self) -> Path:
+        return self.path / "README.md"
+
+    @property
+    def in_place(self) -> bool:
+        """A kpt package the command changes in place: its expectation is the ``git diff``."""
+        return (self.path / KPT_EXPECTED).is_dir()
+
+    @property
+    def expected(self) -> Path:
+        return self.path / KPT_EXPECTED / "diff.patch" if self.in_place else self.path / EXPECTED_OUTPUT
+
+    def command(self) -> Block:
+        """The README's one block marked ``<!-- run -->`` or ``<!-- run: needs ... -->``."""
+        [block] = [b for b in blocks(self.readme) if b.marker == "run" or (b.marker or "").startswith("run: needs ")]
+        return block
+
+
+def catalog() -> list[Example]:
+    """metadata.yaml's examples, in its order."""
+    listed = yaml.safe_load((REPO / "metadata.yaml").read_text())["examples"]
+    return [Example(REPO / path) for path in listed]

@@ -97,6 +97,8 @@ def test_generate_renders_the_source_through_krmfn(name: str, bin_dir: Path, tmp
     assert f"name: {hashed}" in yaml.safe_dump(deployment)
     again = generate(plugin, source, bin_dir, tmp_path)
     assert again.stdout == done.stdout  # Argo CD renders on every refresh: the same manifests each time
+    if name == "krmfn-kustomize":  # the example's README command, run as the plugin runs it
+        assert done.stdout == (ARGOCD / "expected-output.yaml").read_text()
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))

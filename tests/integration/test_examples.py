@@ -1,4 +1,5 @@
-"""Every example has a test that runs it under the tool it names; the container image runs the
+"""Every example of metadata.yaml's catalog runs as its README says and gives its expected output
+(the tests of each tool check more: test_kpt.py, test_helm.py, ...); the container image runs the
 kpt and kustomize examples and gives what the exec runs give; the catalog metadata holds.
 
 The Docker fixtures come from conftest.py (the image is built once per run).
@@ -6,30 +7,71 @@ The Docker fixtures come from conftest.py (the image is built once per run).
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from containers import IMAGE
 from test_kpt import kpt_args, run_example
-from tooling import EXAMPLES, REPO, need, run
+from tooling import (
+    EXAMPLES,
+    REPO,
+    Example,
+    catalog,
+    expect_bytes,
+    expect_text,
+    fetch_helm,
+    git_diff,
+    git_snapshot,
+    need,
+    run,
+    write_krmfn,
+)
 
-# Examples and the test files that run them; quickstart, custom-resources, opt-in, rollouts, gc-cronjob,
-# plan (tests/cli/test_plan_example.py) and secret-controllers (tests/core/test_secret_controllers.py; under kpt,
-# kubectl kustomize and the image in test_secret_controllers_tools.py) have their own.
-COVERED = {
-    "kpt": "test_kpt.py", "kpt-eval": "test_kpt.py", "kustomize": "test_kustomize.py",
-    "helm": "test_helm.py", "helm-reloader": "test_helm.py", "flux": "test_flux.py", "stable-name": "test_kpt.py",
-    "argocd": "test_argocd.py", "audit": "test_audit_example.py", "rotation": "test_rotation_tools.py",
-}
-OTHERS = {"quickstart", "custom-resources", "opt-in", "rollouts", "gc-cronjob", "plan", "secret-controllers"}
-
-
-def test_every_example_is_run_by_a_test() -> None:
-    examples = {p.name for p in EXAMPLES.iterdir() if p.is_dir()} - OTHERS
-    assert examples == set(COVERED)
-    for name, test_file in COVERED.items():
-        assert f'"{name}"' in (REPO / "tests" / "integration" / test_file).read_text(), (name, test_file)
+@pytest.mark.parametrize("example", catalog(), ids=lambda e: e.name)
+def test_the_readme_command_gives_the_expected_output(example: Example, tmp_path: Path,
+                                                      request: pytest.FixtureRequest) -> None:
+    """Each example of metadata.yaml's list: its README's command, as written, from the top of a copy
+    of examples/, with the work tree's krmfn first on PATH and an empty home (krmfn's kustomize
+    plugin installed in it, as the README asks, when the command runs kubectl). It prints the
+    example's expected-output.yaml byte for byte, or, for a kpt package it changes in place, makes
+    the ``git diff`` of .expected/diff.patch, twice over, as kpt's catalog runs it."""
+    block = example.command()
+    bin_dir = tmp_path / "bin"
+    write_krmfn(bin_dir)
+    for name in block.needs:
+        if name in ("kpt", "kubectl"):
+            (bin_dir / name).symlink_to(need(name))
+        elif name in ("helm3", "helm4"):
+            helm, how = fetch_helm(int(name[-1]))
+            if helm is None:
+                if os.environ.get("KRMFN_REQUIRE_HELM") == "1":
+                    pytest.fail(f"{how} (KRMFN_REQUIRE_HELM=1)", pytrace=False)
+                pytest.skip(how)
+            (bin_dir / "helm").symlink_to(helm)
+        elif name == "docker":
+            request.getfixturevalue("image")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HELM_", "KUSTOMIZE_", "XDG_", "KRMFN_")) and k not in ("KUBECONFIG", "PYTHONPATH")}
+    env.update(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    if "kubectl" in block.needs:
+        assert run(["krmfn", "install-kustomize-plugin"], env=env).returncode == 0
+    top = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, top / "examples", symlinks=True)
+    if example.in_place:
+        git_snapshot(top)
+    for _ in range(2 if example.in_place else 1):
+        done = run(["bash", "-euo", "pipefail", "-c", block.body], cwd=top, env=env)
+        assert done.returncode == 0, f"{block.where}:\n{block.body}\n{done.stderr[-3000:]}"
+        if example.in_place:
+            expect_text(example.expected, git_diff(top / "examples" / example.name))
+        else:
+            expect_bytes(example.expected, done.stdout.encode())
 
 
 def test_examples_and_docs_name_this_version_of_the_image() -> None:

@@ -1,6 +1,6 @@
 """The kpt examples under the real kpt, by the kpt functions catalog's own test conventions.
 
-An example is a kpt package with ``.expected/config.yaml`` (``testType: eval|render``,
+An example is a kpt package (examples/audit has no Kptfile) with ``.expected/config.yaml`` (``testType: eval|render``,
 ``exitCode``, eval ``args``), ``.expected/diff.patch`` (the ``git diff`` the run makes) and
 ``.expected/results.yaml`` (the results file). As kpt's catalog runner does, each runs twice
 and both runs must match: the second run changes nothing.
@@ -34,8 +34,8 @@ from tooling import (
     write_krmfn,
 )
 
-KPT_EXAMPLES = sorted(p.parent.parent.name for p in EXAMPLES.glob("*/.expected/config.yaml")
-                      if (p.parent.parent / "Kptfile").exists())
+# A package with or without a Kptfile (examples/audit has none: kpt fn eval needs none).
+KPT_EXAMPLES = sorted(p.parent.parent.name for p in EXAMPLES.glob("*/.expected/config.yaml"))
 RUNS = 2  # kpt's RunCount(): a function must be idempotent
 
 
@@ -85,7 +85,7 @@ def test_example(kpt: str, name: str, tmp_path: Path) -> None:
 
 
 def test_examples_found() -> None:
-    assert {"kpt", "kpt-eval"} <= set(KPT_EXAMPLES)
+    assert {"kpt", "kpt-eval", "stable-name", "audit"} <= set(KPT_EXAMPLES)
 
 
 def test_render_keeps_comments_order_and_styles(kpt: str, tmp_path: Path) -> None:
