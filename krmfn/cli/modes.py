@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from krmfn.cli import installers as plugin
@@ -38,32 +39,71 @@ from krmfn.results import ConfigError
 __all__ = ["main"]
 
 
-MODES = """\
-modes:
-  krmfn                          read a KRM ResourceList on stdin, write one on stdout: the mode kpt
-                                 (fn eval --exec, fn render), kustomize (transformers: exec/container)
-                                 and the container image use. Options come from its functionConfig.
-  krmfn [OPTIONS] FILE|DIR ...   plain manifests: every document of every file in one run, written
-                                 to stdout as one stream, or back to the files with --in-place. A
-                                 DIR is walked for *.yaml and *.yml (hidden entries, kustomization
-                                 files and files with no Kubernetes object are left out).
-  krmfn --stream [OPTIONS]       a plain multi-document YAML stream on stdin, the same on stdout
-                                 (krmfn [OPTIONS] - is the same).
-  krmfn helm [OPTIONS]           Helm post-renderer: a stream, options also from KRMFN_* variables
-                                 (Helm 3: --post-renderer krmfn --post-renderer-args helm, or the
-                                 script install-helm-plugin writes; Helm 4: the plugin it writes).
-  krmfn plugin CONFIG [OPTIONS]  kustomize legacy exec plugin: CONFIG is the ContentHash transformer
-                                 file kustomize passes; a stream on stdin and stdout.
-  krmfn install-kustomize-plugin [DIR]
-                                 write the exec plugin <DIR>/fn.krmfn.dev/v1alpha1/contenthash/
-                                 ContentHash (DIR: $KUSTOMIZE_PLUGIN_HOME, else
-                                 $XDG_CONFIG_HOME/kustomize/plugin, else ~/.config/kustomize/plugin).
-  krmfn install-helm-plugin DIR  write a Helm 4 post-renderer plugin (plugin.yaml and the script
-                                 krmfn-post-renderer, which Helm 3 can run directly).
-  krmfn gc ...                   delete old hashed ConfigMaps no rollback needs (krmfn gc --help).
-  krmfn plan OLD NEW             what a config change does: keys changed, workloads that roll and how
-                                 (krmfn plan --help).
+@dataclass(frozen=True)
+class Mode:
+    """One entry of the mode list: ``--help`` prints the table, docs/options.md shows the same text
+    (a test compares them), and the usage line names each ``command``, so none of them drifts."""
 
+    synopsis: str
+    summary: tuple[str, ...]  # its lines, as --help shows them
+    command: str | None = None  # the first argument that selects it, if one does
+
+
+MODE_TABLE: tuple[Mode, ...] = (
+    Mode("krmfn", (
+        "read a KRM ResourceList on stdin, write one on stdout: the mode kpt",
+        "(fn eval --exec, fn render), kustomize (transformers: exec/container)",
+        "and the container image use. Options come from its functionConfig.")),
+    Mode("krmfn [OPTIONS] FILE|DIR ...", (
+        "plain manifests: every document of every file in one run, written",
+        "to stdout as one stream, or back to the files with --in-place. A",
+        "DIR is walked for *.yaml and *.yml (hidden entries, kustomization",
+        "files and files with no Kubernetes object are left out).")),
+    Mode("krmfn --stream [OPTIONS]", (
+        "a plain multi-document YAML stream on stdin, the same on stdout",
+        "(krmfn [OPTIONS] - is the same).")),
+    Mode("krmfn helm [OPTIONS]", (
+        "Helm post-renderer: a stream, options also from KRMFN_* variables",
+        "(Helm 3: --post-renderer krmfn --post-renderer-args helm, or the",
+        "script install-helm-plugin writes; Helm 4: the plugin it writes)."), "helm"),
+    Mode("krmfn plugin CONFIG [OPTIONS]", (
+        "kustomize legacy exec plugin: CONFIG is the ContentHash transformer",
+        "file kustomize passes; a stream on stdin and stdout."), "plugin"),
+    Mode("krmfn install-kustomize-plugin [DIR]", (
+        "write the exec plugin <DIR>/fn.krmfn.dev/v1alpha1/contenthash/",
+        "ContentHash (DIR: $KUSTOMIZE_PLUGIN_HOME, else",
+        "$XDG_CONFIG_HOME/kustomize/plugin, else ~/.config/kustomize/plugin)."), "install-kustomize-plugin"),
+    Mode("krmfn install-helm-plugin DIR", (
+        "write a Helm 4 post-renderer plugin (plugin.yaml and the script",
+        "krmfn-post-renderer, which Helm 3 can run directly)."), "install-helm-plugin"),
+    Mode("krmfn gc ...", (
+        "delete old hashed ConfigMaps and Secrets no rollback needs",
+        "(krmfn gc --help)."), "gc"),
+    Mode("krmfn plan OLD NEW", (
+        "what a config change does: keys changed, workloads that roll and how",
+        "(krmfn plan --help)."), "plan"),
+)
+COMMANDS = tuple(m.command for m in MODE_TABLE if m.command)
+_SUMMARY_AT = 33  # the column each summary starts at
+
+
+def _mode_list() -> str:
+    """MODE_TABLE as --help prints it: a synopsis too long for its column gets a line of its own."""
+    out = ["modes:"]
+    for mode in MODE_TABLE:
+        head = f"  {mode.synopsis}"
+        lines = list(mode.summary)
+        if len(head) + 2 > _SUMMARY_AT:
+            out.append(head)
+        else:
+            out.append(head.ljust(_SUMMARY_AT) + lines.pop(0))
+        out += [" " * _SUMMARY_AT + line for line in lines]
+    return "\n".join(out) + "\n"
+
+
+# In --help and in docs/options.md alike (a test keeps them the same).
+MODE_LIST = _mode_list()
+MODES = MODE_LIST + """
 environment (helm mode only; flags win): KRMFN_SELECT, KRMFN_NAMES, KRMFN_SELECTOR, KRMFN_KINDS,
   KRMFN_HONOR, KRMFN_ALGORITHM, KRMFN_RETENTION, KRMFN_SUFFIX_JOBS, KRMFN_STRATEGY,
   KRMFN_DEFAULT_NAMESPACE, KRMFN_AUDIT, KRMFN_ROTATION, KRMFN_FIELD_SPECS, KRMFN_CONFIG, KRMFN_MAX_INPUT_SIZE.
@@ -139,8 +179,7 @@ def _size(text: str) -> int:
 def _parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="krmfn",
-        usage="krmfn [OPTIONS] [FILE|DIR ...]  |  krmfn {helm,plugin,install-kustomize-plugin,"
-              "install-helm-plugin,gc,plan} ...",
+        usage=f"krmfn [OPTIONS] [FILE|DIR ...]  |  krmfn {{{','.join(COMMANDS)}}} ...",
         description="Content-hash the names of ConfigMaps and Secrets (and SealedSecrets, ExternalSecrets and "
                     "SecretProviderClasses), make them immutable, and rewrite every reference, so a config "
                     "change rolls the workloads that read it. With no arguments, reads a KRM ResourceList on "

@@ -7,11 +7,15 @@ option nobody finds; a row left behind after a rename sends users to a field tha
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 
+import pytest
 from tooling import REPO
 
-from krmfn.cli.modes import MODES
+from krmfn.cli import main as cli_main
+from krmfn.cli.modes import COMMANDS, MODE_LIST, MODE_TABLE, MODES
 from krmfn.cli.options import ENVIRONMENT, FIELD_OF, FLAG_OF
 from krmfn.core.config import AUDIT_LEVELS, FIELDS, Config
 
@@ -51,3 +55,32 @@ def test_the_audit_row_gives_the_levels_and_the_default_the_code_has() -> None:
     [row] = [r for r in table_rows("| field | values | default | meaning |") if r[0] == "`audit`"]
     assert row[1] == ", ".join(f"`{level}`" for level in AUDIT_LEVELS) and row[2] == f"`{Config().audit}`"
     assert "audit: warn                # warn (default)" in PAGE
+
+
+def help_of(argv: list[str]) -> tuple[int, str]:
+    """``krmfn ARGV --help``: its exit code (argparse's exit, or a mode's return) and what it prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            code = cli_main([*argv, "--help"])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+    return code, out.getvalue()
+
+
+def test_the_mode_list_is_the_one_help_prints() -> None:
+    """One source: --help prints cli.modes.MODE_TABLE, and the page shows that text as it is."""
+    assert f"```text\n{MODE_LIST}```" in PAGE
+    code, help_text = help_of([])
+    assert code == 0 and MODE_LIST in help_text and MODE_LIST in MODES
+    assert f"krmfn {{{','.join(COMMANDS)}}} ..." in help_text  # the usage line names each command
+    assert [m.synopsis for m in MODE_TABLE] == [line[2:].split("  ")[0] for line in MODE_LIST.splitlines()
+                                                if line.startswith("  krmfn")]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_of_the_table_is_a_mode(command: str) -> None:
+    """A command the table names runs its own mode: its --help is its own (a word no mode takes
+    would be read as a FILE|DIR)."""
+    code, help_text = help_of([command])
+    assert code == 0 and help_text.startswith(f"usage: krmfn {command}"), help_text[:200]
