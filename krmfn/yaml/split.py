@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import yaml
@@ -424,122 +424,229 @@ def _slot_end(text: str, content_end: int) -> int:
     return end
 
 
+class _Pass:
+    """The state of :func:`_events`' one pass, and one method per kind of event.
+
+    Each open container is a frame ``(role, is_map, flow, want_key, key)``; only frames with a
+    role (the envelope, ``items``, an entry's own map, a List's ``items``) look at keys, so the
+    events deep inside objects are read by :meth:`skip`, a loop of their own. A role's values and child containers are
+    handled by the methods its tables name (a class of small handlers: the pass read as one
+    function was too branched to check by eye)."""
+
+    __slots__ = ("docs", "entries", "entry", "events", "flow", "flow_top", "is_map", "key", "last", "results",
+                 "results_start", "role", "seq", "stack", "stream", "sub", "text", "top_end", "top_start",
+                 "want_key")
+
+    def __init__(self, text: str, stream: bool, events: Iterator[object]):
+        self.text = text
+        self.events = events
+        self.stream = stream
+        self.docs = 0
+        self.top_start = self.top_end = 0
+        self.flow_top = False
+        self.results_start = -1
+        self.results: tuple[int, int] | None = None
+        self.seq: tuple[int, bool] | None = None
+        self.entries: list[Entry] = []
+        self.entry: Entry | None = None  # the entry of ``items`` (or document) being read
+        self.sub: Entry | None = None  # the entry of a List's ``items`` being read
+        self.last: object = None  # the last event of content: a scalar, an alias or a flow collection's end
+        self.stack: list[tuple] = []
+        # "": the stream, outside any node; None: a container whose keys do not matter
+        self.role: str | None = "items" if stream else ""
+        self.is_map = self.flow = self.want_key = False
+        self.key: str | None = None
+
+    def scalar(self, ev: object) -> None:
+        """A scalar or an alias: a key of a map whose keys matter, or a value its role reads."""
+        self.last = ev
+        role = self.role
+        assert role is not None  # a container whose keys do not matter is read by skip
+        if self.is_map and self.want_key:
+            self._key(ev)
+            return
+        self.want_key = self.is_map
+        handler = _VALUE.get(role)
+        if handler is not None:
+            handler(self, ev)
+
+    def _key(self, ev: object) -> None:
+        self.want_key = False
+        aliased = ev.__class__ is AliasEvent
+        self.key = None if aliased else ev.value  # type: ignore[attr-defined]
+        if aliased and self.entry is not None:
+            self.entry.aliased = True
+        if self.role == "top" and self.key == "results":
+            self.results_start = ev.start_mark.index  # type: ignore[attr-defined]
+
+    def _stream_value(self, ev: object) -> None:
+        raise _NotAList
+
+    def _top_value(self, ev: object) -> None:
+        if self.key == "results":
+            self.results = (self.results_start, _content_end(self.text, ev))
+
+    def _items_value(self, ev: object) -> None:
+        if not (self.stream and _is_null(ev)):
+            start = ev.start_mark.index  # type: ignore[attr-defined]
+            self.entries.append(Entry(start, _content_end(self.text, ev), self.flow, document=self.docs))
+
+    def _entry_value(self, ev: object) -> None:
+        entry, key = self.entry, self.key
+        assert entry is not None
+        if ev.__class__ is AliasEvent:
+            entry.aliased = True
+            return
+        if key in _IDENT and _text(ev) is not None:
+            entry.ident.setdefault(key, ev.value)  # type: ignore[attr-defined]
+        if key == "kind":
+            entry.kind = ev.value  # type: ignore[attr-defined]
+
+    def _meta_value(self, ev: object) -> None:
+        entry = self.entry
+        assert entry is not None
+        if ev.__class__ is AliasEvent:
+            entry.aliased = True
+        elif self.key in _META and _text(ev) is not None:
+            entry.ident.setdefault("metadata." + self.key, ev.value)  # type: ignore[attr-defined]
+
+    def _inner_value(self, ev: object) -> None:
+        assert self.entry is not None
+        start = ev.start_mark.index  # type: ignore[attr-defined]
+        self.entry.inner.append(Entry(start, _content_end(self.text, ev), self.flow))
+
+    def open(self, ev: object) -> None:
+        """A map or a list starts: a frame for it, with the role its parent's role gives it."""
+        is_map = ev.__class__ is MappingStartEvent
+        child: str | None = None
+        if self.role is not None:
+            handler = _CHILD.get(self.role)
+            if handler is not None:
+                child = handler(self, ev, is_map)
+        self.stack.append((self.role, self.is_map, self.flow, self.want_key, self.key))
+        self.role, self.is_map, self.flow, self.want_key, self.key = child, is_map, bool(ev.flow_style), is_map, None  # type: ignore[attr-defined]
+        if child is None:
+            self.skip()
+
+    def skip(self) -> None:
+        """The rest of a container whose keys do not matter, up to its end, which closes it as any
+        other. Most of an object's events are here: all they change is the last event of content
+        (a scalar, an alias, a flow collection's end) and, for an alias, the entry's mark."""
+        flows = [self.flow]  # of each container open in it, whether it is flow style
+        last = self.last
+        for ev in self.events:
+            c = ev.__class__
+            if c is ScalarEvent:
+                last = ev
+            elif c is MappingStartEvent or c is SequenceStartEvent:
+                flows.append(bool(ev.flow_style))  # type: ignore[attr-defined]
+            elif c is MappingEndEvent or c is SequenceEndEvent:
+                if len(flows) == 1:
+                    self.last = last
+                    self.close(ev)
+                    return
+                if flows.pop():
+                    last = ev
+            elif c is AliasEvent:
+                last = ev
+                if self.entry is not None:
+                    self.entry.aliased = True
+
+    def _stream_child(self, ev: object, is_map: bool) -> str | None:
+        if not is_map:
+            raise _NotAList
+        self.top_start, self.flow_top = ev.start_mark.index, bool(ev.flow_style)  # type: ignore[attr-defined]
+        return "top"
+
+    def _top_child(self, ev: object, is_map: bool) -> str | None:
+        if self.key == "items" and not is_map and self.seq is None:
+            self.seq = (ev.start_mark.index, bool(ev.flow_style))  # type: ignore[attr-defined]
+            return "items"
+        return None
+
+    def _items_child(self, ev: object, is_map: bool) -> str | None:
+        self.entry = Entry(ev.start_mark.index, 0, self.flow, document=self.docs)  # type: ignore[attr-defined]
+        return "entry" if is_map else "whole"
+
+    def _entry_child(self, ev: object, is_map: bool) -> str | None:
+        if self.key == "metadata" and is_map:
+            return "meta"
+        if self.key == "items" and not is_map:
+            assert self.entry is not None
+            self.entry.inner_seq = ev.start_mark.index  # type: ignore[attr-defined]
+            return "inner"
+        return None
+
+    def _inner_child(self, ev: object, is_map: bool) -> str | None:
+        self.sub = Entry(ev.start_mark.index, 0, self.flow, is_map=is_map)  # type: ignore[attr-defined]
+        return "sub"
+
+    def close(self, ev: object) -> None:
+        """A map or a list ends: where its content ends goes to what its role built."""
+        if self.flow:
+            self.last = ev
+            end = ev.end_mark.index  # type: ignore[attr-defined]
+        else:
+            last = self.last
+            end = _content_end(self.text, last) if last is not None else ev.end_mark.index  # type: ignore[attr-defined]
+        closing = self.role
+        self.role, self.is_map, self.flow, _, self.key = self.stack.pop()
+        self.want_key = self.is_map
+        if closing == "top":
+            self.top_end = end
+        elif closing == "entry" or closing == "whole":
+            assert self.entry is not None
+            self.entry.end = end
+            self.entries.append(self.entry)
+            self.entry = None
+        elif closing == "sub":
+            assert self.entry is not None and self.sub is not None
+            self.sub.end = end
+            self.entry.inner.append(self.sub)
+            self.sub = None
+        if self.role == "top" and self.results_start >= 0 and self.results is None:
+            self.results = (self.results_start, end)
+
+    def document(self, ev: object) -> None:
+        """A document starts: a ResourceList is one document, a stream counts them."""
+        self.docs += 1
+        if self.docs > 1 and not self.stream:
+            raise _NotAList
+
+    def found(self) -> tuple:
+        """What the pass found, as :func:`cut` reads it (a stream's documents counted from 0)."""
+        if self.stream:
+            for e in self.entries:
+                e.document = e.document - 1
+        return (self.top_start, self.top_end, self.flow_top, self.results, self.seq, self.entries, self.docs)
+
+
+# what a value does in a frame of each role (roles not named here ignore their values) ...
+_VALUE: dict[str, Callable[[_Pass, object], None]] = {
+    "": _Pass._stream_value, "top": _Pass._top_value, "items": _Pass._items_value,
+    "entry": _Pass._entry_value, "meta": _Pass._meta_value, "inner": _Pass._inner_value,
+}
+# ... and which role a map or list opened in it gets (None: its keys do not matter)
+_CHILD: dict[str, Callable[[_Pass, object, bool], str | None]] = {
+    "": _Pass._stream_child, "top": _Pass._top_child, "items": _Pass._items_child,
+    "entry": _Pass._entry_child, "inner": _Pass._inner_child,
+}
+
+
 def _events(text: str, stream: bool = False) -> tuple:
     """One pass: the envelope map's span, an old ``results`` entry's span, the ``items`` list's
     start (and whether it is flow), each entry's start and content end, and for each entry that
     could be a List, its kind and its own entries. With ``stream``, each document's root is an
-    entry (a null document, Helm's ``toYaml`` of an unset value, is none).
-
-    Each open container is a frame ``(role, is_map, flow, want_key, key)``; only frames with a
-    role (the envelope, ``items``, an entry's own map, a List's ``items``) look at keys, so the
-    events deep inside objects cost one test each."""
-    SC, AL, MS, SS, DS = ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent, DocumentStartEvent
-    docs = 0
-    top = [0, 0]
-    flow_top = False
-    results_start = -1
-    results: tuple[int, int] | None = None
-    seq: tuple[int, bool] | None = None
-    entries: list[Entry] = []
-    entry: Entry | None = None
-    sub: Entry | None = None
-    last: object = None  # the last event of content: a scalar, an alias or a flow collection's end
-    stack: list[tuple] = []
-    # "": the stream, outside any node; None: a container whose keys do not matter
-    role: str | None = "items" if stream else ""
-    is_map = flow = want_key = False
-    key: str | None = None
-    for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
-        c = ev.__class__
-        if c is SC or c is AL:
-            last = ev
-            if role is None:
-                if c is AL and entry is not None:
-                    entry.aliased = True
-                continue
-            if is_map and want_key:
-                want_key = False
-                key = ev.value if c is SC else None
-                if c is AL and entry is not None:
-                    entry.aliased = True
-                if role == "top" and key == "results":
-                    results_start = ev.start_mark.index
-                continue
-            want_key = is_map
-            if role == "":
-                raise _NotAList
-            if role == "top":
-                if key == "results":
-                    results = (results_start, _content_end(text, ev))
-            elif role == "items":
-                if not (stream and _is_null(ev)):
-                    entries.append(Entry(ev.start_mark.index, _content_end(text, ev), flow, document=docs))
-            elif role == "entry":
-                if c is AL:
-                    entry.aliased = True  # type: ignore[union-attr]
-                elif key in _IDENT and _text(ev) is not None:
-                    entry.ident.setdefault(key, ev.value)  # type: ignore[union-attr]
-                if key == "kind" and c is SC:
-                    entry.kind = ev.value  # type: ignore[union-attr]
-            elif role == "meta":
-                if c is AL:
-                    entry.aliased = True  # type: ignore[union-attr]
-                elif key in _META and _text(ev) is not None:
-                    entry.ident.setdefault("metadata." + key, ev.value)  # type: ignore[union-attr]
-            elif role == "inner":
-                entry.inner.append(Entry(ev.start_mark.index, _content_end(text, ev), flow))  # type: ignore[union-attr]
-            continue
-        if c is MS or c is SS:
-            child: str | None = None
-            if role is not None:
-                if role == "":
-                    if c is not MS:
-                        raise _NotAList
-                    child, top[0], flow_top = "top", ev.start_mark.index, bool(ev.flow_style)
-                elif role == "top":
-                    if key == "items" and c is SS and seq is None:
-                        child, seq = "items", (ev.start_mark.index, bool(ev.flow_style))
-                elif role == "items":
-                    entry, child = Entry(ev.start_mark.index, 0, flow, document=docs), "entry" if c is MS else "whole"
-                elif role == "entry":
-                    if key == "metadata" and c is MS:
-                        child = "meta"
-                    if key == "items" and c is SS:
-                        child = "inner"
-                        entry.inner_seq = ev.start_mark.index  # type: ignore[union-attr]
-                elif role == "inner":
-                    sub, child = Entry(ev.start_mark.index, 0, flow, is_map=c is MS), "sub"
-            stack.append((role, is_map, flow, want_key, key))
-            role, is_map, flow, want_key, key = child, c is MS, bool(ev.flow_style), c is MS, None
-            continue
-        if c is DS:
-            docs += 1
-            if docs > 1 and not stream:
-                raise _NotAList
-            continue
-        if c is MappingEndEvent or c is SequenceEndEvent:
-            if flow:
-                last = ev
-            closing, closing_flow = role, flow
-            end = ev.end_mark.index if closing_flow else (_content_end(text, last) if last is not None else
-                                                         ev.end_mark.index)
-            role, is_map, flow, want_key, key = stack.pop()
-            want_key = is_map
-            if closing == "top":
-                top[1] = end
-            elif closing == "entry" or closing == "whole":
-                entry.end = end  # type: ignore[union-attr]
-                entries.append(entry)  # type: ignore[arg-type]
-                entry = None
-            elif closing == "sub":
-                sub.end = end  # type: ignore[union-attr]
-                entry.inner.append(sub)  # type: ignore[union-attr, arg-type]
-                sub = None
-            if role == "top" and results_start >= 0 and results is None:
-                results = (results_start, end)
-    if stream:
-        for e in entries:
-            e.document = e.document - 1
-    return top[0], top[1], flow_top, results, seq, entries, docs
+    entry (a null document, Helm's ``toYaml`` of an unset value, is none)."""
+    events = iter(yaml.parse(text, Loader=yaml.CSafeLoader))
+    state = _Pass(text, stream, events)
+    on = {ScalarEvent: state.scalar, AliasEvent: state.scalar, MappingStartEvent: state.open,
+          SequenceStartEvent: state.open, MappingEndEvent: state.close, SequenceEndEvent: state.close,
+          DocumentStartEvent: state.document}
+    for ev in events:
+        handle = on.get(ev.__class__)
+        if handle is not None:
+            handle(ev)
+    return state.found()
 
 __all__ = ["Cut", "Origin", "YamlError", "cut"]
