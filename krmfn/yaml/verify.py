@@ -166,12 +166,24 @@ def _child(base: list[Row], node: int, key: str) -> int | None:
     return None
 
 
+_Replaced = dict[int, list[Row]]  # row index -> the rows that take its place
+_Removed = dict[int, int]  # first row index removed -> the index after the last
+_Inserted = dict[int, list[tuple[int, list[Row]]]]  # row index -> (depth, rows) inserted before it
+
+
 def expected(base: list[Row], top: int, changes: list[Change]) -> list[Row]:
     """What the item must read as after ``changes``: its rows (``top``, the item, is the last
     subtree of them) with each change made, the unchanged runs copied as slices."""
-    replaced: dict[int, list[Row]] = {}  # row index -> the rows that take its place
-    removed: dict[int, int] = {}  # first row index removed -> the index after the last
-    inserted: dict[int, list[tuple[int, list[Row]]]] = {}  # row index -> (depth, rows) inserted before it
+    return _made(base, top, *_by_row(base, changes))
+
+
+def _by_row(base: list[Row], changes: list[Change]) -> tuple[_Replaced, _Removed, _Inserted]:
+    """Each change as what it does at a row: the rows that replace it, the end of a removed run
+    that starts at it, or the rows inserted before it. (Apart from :func:`_made`: one function
+    doing both was too branched to check by eye.)"""
+    replaced: _Replaced = {}
+    removed: _Removed = {}
+    inserted: _Inserted = {}
     for change in changes:
         if isinstance(change, SetScalar):
             d, kind, key, _, _, anchor = base[change.node]
@@ -192,6 +204,11 @@ def expected(base: list[Row], top: int, changes: list[Change]) -> list[Row]:
             child = _child(base, change.node, change.key)
             if child is not None:
                 removed[child] = max(removed.get(child, child), _stop(base, child))
+    return replaced, removed, inserted
+
+
+def _made(base: list[Row], top: int, replaced: _Replaced, removed: _Removed, inserted: _Inserted) -> list[Row]:
+    """The rows from ``top`` on with the changes :func:`_by_row` placed made, in row order."""
     end = len(base)
     out: list[Row] = []
     copied = skip = top  # rows before ``copied`` are dealt with; those before ``skip`` are removed
