@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from units import scanned
 
-from krmfn.core.run.plan import plan
+from krmfn.core.plan.passes import plan
 from krmfn.core.run.write import item_edits, write
 from krmfn.results import InputError
 
