@@ -32,8 +32,8 @@ from krmfn.core.naming.retention import FAMILY
 from krmfn.core.references.fieldspec import FieldSpec, split_path
 from krmfn.core.references.kinds import ALL_KINDS, RenamedKind, renamed_kind
 from krmfn.core.references.kinds import plural as plural_of
-from krmfn.core.references.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths, table_specs
-from krmfn.core.references.walk import ReferenceTable
+from krmfn.core.references.table import BUILTIN, SHAPE_FIELDS, pod_spec_paths
+from krmfn.core.references.walk import ReferenceTable, find_in_data
 from krmfn.results import GcError
 
 # Where gc finds pod specs beyond the rewrite's table: (group, kind, path to the pod spec).
@@ -145,13 +145,14 @@ class Plan:
 
 
 def gc_table(extra: Sequence[FieldSpec] = ()) -> ReferenceTable:
-    """The rewrite's whole reference table (custom resources included: a ConfigMap only a Rollout
-    names must survive), plus ControllerRevisions and any user field specs. Conditions on a spec
-    (e.g. Flux's ``kind: ConfigMap``) are not applied here: gc then keeps more, never less."""
+    """The rewrite's own table (``ReferenceTable.builtin``: custom resources included, a ConfigMap
+    only a Rollout names must survive), plus ControllerRevisions and any user field specs, walked
+    over live state by the rewrite's walk (``walk.find_in_data``). Conditions on a spec (e.g. Flux's
+    ``kind: ConfigMap``) are not applied here: gc then keeps more, never less."""
     own = tuple(FieldSpec(kind, split_path(p), group, refers_to=target)
                 for group, kind, prefix in GC_POD_SPEC_KINDS for target in SHAPE_FIELDS
                 for p in pod_spec_paths(prefix, target))
-    return ReferenceTable.of(table_specs() + own + tuple(extra))
+    return ReferenceTable.builtin((*own, *extra))
 
 
 def referrer_resources(table: ReferenceTable) -> list[str]:
@@ -391,32 +392,6 @@ def _two(big: int, big_unit: str, small: int, small_unit: str) -> str:
 
 # --- planning ---------------------------------------------------------------------------
 
-Trie = dict  # key -> sub-trie; the key None marks where a ConfigMap name sits
-
-
-def _trie(specs: list[FieldSpec]) -> Trie:
-    root: Trie = {}
-    for spec in specs:
-        node = root
-        for key in spec.path:
-            node = node.setdefault(key, {})
-        node[None] = None
-    return root
-
-
-def _names(node: object, trie: Trie, out: list[str]) -> None:
-    """Every string the trie leads to below ``node``; lists are traversed implicitly."""
-    if isinstance(node, list):
-        for child in node:
-            _names(child, trie, out)
-    elif isinstance(node, dict):
-        for key, sub in trie.items():
-            if key is not None and key in node:
-                _names(node[key], sub, out)
-    elif isinstance(node, str) and None in trie and node:
-        out.append(node)
-
-
 def _note(obj: dict) -> str:
     """What makes this referrer worth keeping an object for, in a few words."""
     parts = []
@@ -446,18 +421,13 @@ class _References:
 
 def _references(objects: Iterable[dict], table: ReferenceTable) -> _References:
     refs = _References()
-    tries: dict[tuple[str, str], Trie] = {}
     for obj in objects:
         api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
-        key = (api_version, kind)
-        trie = tries.get(key)
-        if trie is None:
-            trie = tries[key] = _trie(table.specs_for(api_version, kind))
-        if not trie:
+        walk = table.walk_for(api_version, kind)  # the rename's walk, over plain data
+        if walk is None:
             continue
         refs.read += 1
-        names: list[str] = []
-        _names(obj, trie, names)
+        names = [name for name, _ in find_in_data(obj, walk)]
         if not names:
             continue
         meta = obj["metadata"]

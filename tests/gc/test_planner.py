@@ -193,6 +193,19 @@ def test_referrers_come_from_the_reference_table_not_a_kind_list(cluster):
     assert "widget.example.com" in gc.referrer_resources(gc.gc_table((spec,)))
 
 
+def test_a_user_spec_that_ends_at_a_map_keeps_the_name_in_it_as_the_rename_reads_it(cluster):
+    """gc walks live state with the rename's own walk: a kustomize field spec may end at a
+    ``{name, namespace}`` map, and the name in it is a reference for gc as for the rename."""
+    name = cm(cluster, "shop", "app-config", "release: v1")
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget",
+              "metadata": {"name": "w", "namespace": "shop", "uid": "w1", "resourceVersion": "1",
+                           "creationTimestamp": "2024-01-01T00:00:00Z"},
+              "spec": {"configRef": {"name": name}}}
+    spec = FieldSpec("Widget", ("spec", "configRef"), "example.com", maps=True)
+    kept = rows(plan(cluster + [widget], NOTHING_BUT_REFERENCES, (spec,)))["shop", name]
+    assert kept.verdict == gc.KEEP and kept.reason == "used by Widget w"
+
+
 def test_every_kind_of_the_rewrites_table_is_read_plus_controllerrevisions():
     resources = gc.referrer_resources(gc.gc_table())
     for spec in builtin_specs():

@@ -1,7 +1,10 @@
-"""The reference walk: field specs compiled into tries per kind, and the loop that follows them.
+"""The reference walk: field specs compiled into tries per kind, and the loops that follow them.
 
 Why tries: paths share long prefixes (``spec/template/spec``), walked once per object; the
-walk is the hottest loop of a run and reads the tree's arrays directly.
+walk is the hottest loop of a run and reads the tree's arrays directly. One compiled walk runs
+over either form an object comes in: the tree (:func:`find`: the rename, ``krmfn plan``) or
+plain data as ``json.loads`` gives it (:func:`find_in_data`: gc's live state), so a row added
+to the table reaches every command.
 """
 
 from __future__ import annotations
@@ -175,3 +178,30 @@ def find(doc: Doc, node: Node, trie: Trie | Walk) -> list[Found]:
                     found.append((at, target_kind, spec))
     found.sort(key=lambda f: (f[0], f[1]))  # by node, then kind: a Role rule's names in one order, as before
     return found
+
+
+def find_in_data(value: object, walk: Walk) -> list[tuple[str, str]]:
+    """Every non-empty string the walk leads to below ``value`` (plain data: dicts, lists,
+    scalars), with the renamed kind it names; lists are traversed implicitly, in order.
+
+    The walk's conditions (``when``) are not checked here: they read the tree. A caller that
+    keeps what is named (gc) then keeps more, never less.
+    """
+    found: list[tuple[str, str]] = []
+    _visit(value, walk[0], walk[1], found)
+    return found
+
+
+def _visit(value: object, pairs: tuple, end: object, found: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, sub in pairs:
+            if key in value:
+                _visit(value[key], sub[0], sub[1], found)
+    elif isinstance(value, list):
+        for child in value:
+            _visit(child, pairs, end, found)
+    elif end is not None and isinstance(value, str) and value:
+        if end.__class__ is str:
+            found.append((value, end))
+        else:  # several kinds end here, or specs with attributes: every kind, whatever its conditions
+            found.extend((value, kind) for kind, _ in end)  # type: ignore[attr-defined]
