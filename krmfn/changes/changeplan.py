@@ -15,8 +15,9 @@ import difflib
 from dataclasses import dataclass, field
 
 from krmfn.core.naming.retention import FAMILY, ORIGINAL_NAME
+from krmfn.core.references.fieldspec import split_path
 from krmfn.core.references.kinds import BY_KIND, RENAMED
-from krmfn.core.references.table import CONTAINER_LISTS, POD_SPEC_KINDS
+from krmfn.core.references.table import CONTAINER_LISTS, KEYS_READ, POD_SPEC_KINDS, SHAPE_FIELDS, pod_spec_paths
 from krmfn.core.references.walk import ReferenceTable, find
 from krmfn.core.report import rollout
 from krmfn.core.selection.optin import RELOADER_AUTO, RELOADER_LISTS
@@ -266,45 +267,99 @@ def _read(reads: dict[tuple[str, str], set[str]], kind: str, name: object, key: 
         reads.setdefault((kind, name), set()).add(key if isinstance(key, str) else ALL)
 
 
-def pod_reads(pod: object) -> dict[tuple[str, str], set[str]]:
-    """Which keys of which (kind, name) a pod spec reads: env keys, volume items; ALL for envFrom
-    and whole volumes."""
+def _keys_read(doc: Doc, holder: Node, how: str) -> list[str | None]:
+    """The keys a reference reads, from the map that holds its name (core.references.table.KEYS_READ):
+    the ``key`` beside it, or each of ``items``' keys; None for a key not given as text (every key)."""
+    if how == "items":
+        items = doc.get(holder, "items")
+        items = doc.resolve(items) if items is not None else None
+        listed = list(doc.children(items)) if items is not None and doc.is_seq(items) else []
+        return [_text(doc, doc.get(item, "key")) if doc.is_map(item := doc.resolve(c)) else None
+                for c in listed] or [None]
+    return [_text(doc, doc.get(holder, how))]
+
+
+def _text(doc: Doc, node: Node | None) -> str | None:
+    """A scalar's text; None for none, a null, a map or a list (as plain data reads them)."""
+    if node is None:
+        return None
+    node = doc.resolve(node)
+    return None if not doc.is_scalar(node) or doc.is_null(node) else doc.str(node)
+
+
+def _pod_order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int], ...]:
+    """Where a reference in a pod spec comes in a plan: in the table's order of its fields
+    (containers, init containers, ..., then volumes; env before envFrom), each list in its order."""
+    order: list[tuple[int, int]] = []
+    keys: tuple[str, ...] = ()
+    for step in steps:
+        if isinstance(step, int):
+            order.append((0, step))
+        else:
+            order.append((1, _RANK.get((keys, step), len(_RANK))))
+            keys += (step,)
+    return tuple(order)
+
+
+def _ranks() -> dict[tuple[tuple[str, ...], str], int]:
+    """Each key of a pod spec's reference paths, after the keys before it, by first place in the table."""
+    ranks: dict[tuple[tuple[str, ...], str], int] = {}
+    for kind in SHAPE_FIELDS:
+        for path in pod_spec_paths("", kind):
+            keys = split_path(path)
+            for i, key in enumerate(keys):
+                ranks.setdefault((keys[:i], key), len(ranks))
+    return ranks
+
+
+_RANK = _ranks()
+
+
+def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]:
+    """Which keys of which (kind, name) a workload reads, from every reference the table's walk finds
+    in it: key by key in its pod spec (the map holding a name says which keys: KEYS_READ), every key
+    elsewhere (an operator's spec, Argo's templates)."""
+    walk = table.walk_for(obj.api_version, obj.kind)
+    found = find(obj.doc, obj.node, walk) if walk is not None else []
+    doc, pod = obj.doc, _node_at(obj, _pod_path(obj) or ("spec", "template", "spec"))
+    in_pod: list[tuple[Node, str, tuple[str | int, ...]]] = []
+    elsewhere: list[tuple[Node, str, None]] = []
+    for node, kind, _ in found:
+        steps = _below(doc, node, pod) if pod is not None and not doc.is_null(node) else None
+        if steps is None:
+            elsewhere.append((node, kind, None))
+        else:
+            in_pod.append((node, kind, steps))
+    in_pod.sort(key=lambda f: _pod_order(f[2]))
     reads: dict[tuple[str, str], set[str]] = {}
-    if not isinstance(pod, dict):
-        return reads
-    for containers in (pod.get(c) for c in CONTAINER_LISTS):
-        for c in containers if isinstance(containers, list) else ():
-            if not isinstance(c, dict):
-                continue
-            for env in c.get("env") or ():
-                for ref, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
-                    found = _at(env, ("valueFrom", ref))
-                    if isinstance(found, dict):
-                        _read(reads, kind, found.get("name"), found.get("key"))
-            for env in c.get("envFrom") or ():
-                for ref, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
-                    found = _at(env, (ref,))
-                    if isinstance(found, dict):
-                        _read(reads, kind, found.get("name"), None)
-    for volume in pod.get("volumes") or ():
-        if not isinstance(volume, dict):
-            continue
-        sources: list[tuple[object, str, str]] = [
-            (volume.get("configMap"), "ConfigMap", "name"), (volume.get("secret"), "Secret", "secretName")]
-        projected = _at(volume, ("projected", "sources"))
-        for source in projected if isinstance(projected, list) else ():
-            if isinstance(source, dict):
-                sources += [(source.get("configMap"), "ConfigMap", "name"), (source.get("secret"), "Secret", "name")]
-        for src, ref_kind, name_key in sources:
-            if not isinstance(src, dict):
-                continue
-            items = src.get("items")
-            if isinstance(items, list) and items:
-                for item in items:
-                    _read(reads, ref_kind, src.get(name_key), item.get("key") if isinstance(item, dict) else None)
-            else:
-                _read(reads, ref_kind, src.get(name_key), None)
+    for node, kind, steps in in_pod:
+        how = KEYS_READ.get(steps[-2]) if len(steps) > 1 and isinstance(steps[-2], str) else None
+        parent = doc.parent(node)
+        for key in _keys_read(doc, parent, how) if how is not None and parent is not None else [None]:
+            _read(reads, kind, doc.str(node), key)
+    for node, kind, _ in elsewhere:
+        if (kind, doc.str(node)) not in reads:
+            _read(reads, kind, doc.str(node), None)
     return reads
+
+
+def _node_at(obj: Obj, path: tuple[str, ...]) -> Node | None:
+    """The map at ``path`` below the object, through maps only (aliases followed)."""
+    doc, at = obj.doc, obj.node
+    for key in path:
+        child = doc.get(at, key) if doc.is_map(at) else None
+        if child is None:
+            return None
+        at = doc.resolve(child)
+    return at if doc.is_map(at) else None
+
+
+def _below(doc: Doc, node: Node, top: Node) -> tuple[str | int, ...] | None:
+    """The keys and list positions from ``top`` down to ``node``; None when it is not below ``top``."""
+    up = doc.parent(node)
+    while up is not None and up != top:
+        up = doc.parent(up)
+    return doc.steps_of(node, top) if up == top else None
 
 
 def _category(found: rollout.Verdict) -> str:
@@ -339,17 +394,6 @@ def _template(obj: Obj) -> object:
     if path is not None:
         return _at(obj.data, path[:-1] if path[-1] == "spec" and len(path) > 1 else path)
     return obj.data.get("spec")
-
-
-def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]:
-    """Which keys of which (kind, name) a workload reads: key by key in its pod spec, and every key
-    of each other object the reference table finds it naming (an operator's spec, Argo's templates)."""
-    reads = pod_reads(_at(obj.data, _pod_path(obj) or ("spec", "template", "spec")))
-    walk = table.walk_for(obj.api_version, obj.kind)
-    for node, kind, _ in find(obj.doc, obj.node, walk) if walk is not None else ():
-        if (kind, obj.doc.str(node)) not in reads:
-            _read(reads, kind, obj.doc.str(node), None)
-    return reads
 
 
 _CONTAINER_FIELDS = (("image", "image"), ("resources", "resources"), ("env", "env"), ("envFrom", "envFrom"),
@@ -486,4 +530,4 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
     return ChangePlan(configs, rolls)
 
 
-__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "plan", "pod_reads", "read_render"]
+__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "plan", "read_render", "reads_of"]

@@ -4,6 +4,7 @@ its pod spec key by key and through the reference table for every other kind."""
 from __future__ import annotations
 
 from krmfn.changes import changeplan
+from krmfn.core.references.walk import ReferenceTable
 
 CONFIG = """\
 apiVersion: v1
@@ -124,3 +125,27 @@ def test_env_and_resources_changes_are_named_and_a_resize_is_said_as_it_happens(
     pod = changeplan.plan(app(), app(pod_cpu="2"))
     [roll] = pod.rolls
     assert roll.kind == "Pod" and "resized in place where its containers' resizePolicy allows" in roll.other[1]
+
+
+def _reads(pod_spec: str) -> dict[tuple[str, str], set[str]]:
+    [obj] = changeplan.read_render(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{pod_spec}".encode())
+    return changeplan.reads_of(obj, ReferenceTable.builtin())
+
+
+def test_a_pod_spec_is_read_key_by_key_in_the_tables_order_of_its_fields():
+    """The table's walk finds the names; the map holding each says which keys (KEYS_READ). The order is
+    the table's (containers, then init containers, then volumes), not the text's."""
+    found = _reads("  volumes: [{name: v, configMap: {name: vol, items: [{key: a, path: a}, {path: b}]}}]\n"
+                   "  initContainers: [{name: i, envFrom: [{secretRef: {name: init}}]}]\n"
+                   "  containers:\n  - name: c\n    envFrom: [{configMapRef: {name: whole}}]\n"
+                   "    env: [{name: E, valueFrom: {configMapKeyRef: {name: one, key: k}}}]\n")
+    every = {changeplan.ALL}
+    assert list(found.items()) == [(("ConfigMap", "one"), {"k"}), (("ConfigMap", "whole"), every),
+                                   (("Secret", "init"), every), (("ConfigMap", "vol"), {"a", *every})]
+
+
+def test_a_secret_read_whole_by_any_field_reads_every_key():
+    """An image pull secret (or a CSI driver's) is read whole, also when an env var reads one of its keys."""
+    found = _reads("  imagePullSecrets: [{name: s}]\n"
+                   "  containers: [{name: c, env: [{name: E, valueFrom: {secretKeyRef: {name: s, key: k}}}]}]\n")
+    assert found == {("Secret", "s"): {"k", changeplan.ALL}}

@@ -43,6 +43,11 @@ SHAPE_FIELDS: dict[str, ShapeFields] = {
     "SecretProviderClass": ShapeFields((), ("csi/volumeAttributes/secretProviderClass",)),
 }
 
+# What a pod spec's reference reads of the object it names, by the key of the map that holds the name:
+# the one ``key`` beside it (an env var's), or the ``key`` of each of its ``items`` (a volume's, every
+# key when it has none). A reference held elsewhere reads every key. What ``krmfn plan`` reports.
+KEYS_READ: dict[str, str] = {"configMapKeyRef": "key", "secretKeyRef": "key", "configMap": "items", "secret": "items"}
+
 
 # Table rows are frozen but skip the generated __repr__ and __eq__ they never use: with no
 # bytecode cache, each generated method is compiled on every run (~0.2 ms each).
