@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from krmfn.core.naming.retention import FAMILY, ORIGINAL_NAME
@@ -22,6 +23,8 @@ from krmfn.core.references.walk import ReferenceTable, find
 from krmfn.core.report import rollout
 from krmfn.core.selection.optin import RELOADER_AUTO, RELOADER_LISTS
 from krmfn.krm.data import to_data
+from krmfn.krm.objects import read_objects
+from krmfn.krm.resource import Resource
 from krmfn.yaml.tree import Doc, Node
 
 CONFIG_KINDS = tuple(k.kind for k in RENAMED)  # ConfigMap, Secret, and the secret controllers' kinds
@@ -136,30 +139,27 @@ class ChangePlan:
 
 # --- reading a render ----------------------------------------------------------------------
 
-def read_render(data: bytes) -> list[Obj]:
-    """Every object of a render: a ResourceList's items, or each document of a stream."""
-    doc = Doc.parse(data)
-    nodes = [doc.resolve(n) for n in doc.documents()]
-    if len(nodes) == 1 and doc.is_map(nodes[0]) and doc.str(doc.get(nodes[0], "kind")) == "ResourceList":
-        items = doc.get(nodes[0], "items")
-        nodes = [doc.resolve(n) for n in doc.children(doc.resolve(items))] if items is not None else []
+def read_render(data: bytes, name: str | None = None) -> list[Obj]:
+    """Every object of a render (a ResourceList's items, or each document of a stream), read and
+    checked as every mode reads its input (krm.objects); ``name``: the render's in messages."""
+    return objects_of(read_objects([data], [name]))
+
+
+def objects_of(resources: Iterable[Resource]) -> list[Obj]:
+    """The objects a plan compares, from the resources read."""
     out = []
-    for node in nodes:
-        if not doc.is_map(node):
-            continue
-        data_ = to_data(doc, node)
-        assert isinstance(data_, dict)
-        meta = data_.get("metadata") if isinstance(data_.get("metadata"), dict) else {}
+    for res in resources:
+        doc, node = res.tree, res.node
+        data = to_data(doc, node)
+        assert isinstance(data, dict)
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
-        name, kind = str(meta.get("name") or ""), str(data_.get("kind") or "")
-        if not name or not kind:
-            continue
         annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
         labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
         assert isinstance(annotations, dict) and isinstance(labels, dict)
+        name, kind = res.name, res.kind
         family = str(annotations.get(ORIGINAL_NAME) or labels.get(FAMILY) or name) if kind in CONFIG_KINDS else name
-        out.append(Obj(str(data_.get("apiVersion") or ""), kind, str(meta.get("namespace") or ""), name, family,
-                       data_, doc, node))
+        out.append(Obj(res.api_version, kind, res.namespace, name, family, data, doc, node))
     return out
 
 
@@ -530,4 +530,5 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
     return ChangePlan(configs, rolls)
 
 
-__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "plan", "read_render", "reads_of"]
+__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "objects_of", "plan", "read_render",
+           "reads_of"]

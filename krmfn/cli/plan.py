@@ -6,15 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from krmfn.changes.changeplan import CATEGORIES, Obj, plan, read_render
+from krmfn.changes.changeplan import CATEGORIES, Obj, objects_of, plan
 from krmfn.changes.planview import FORMATS
 from krmfn.cli.files import find
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
 from krmfn.cli.parser import Parser, comma_list
 from krmfn.cli.reading import read_files, read_limited
 from krmfn.krm.limits import Limits
-from krmfn.results import ConfigError
-from krmfn.yaml.tree import YamlError
+from krmfn.krm.objects import read_objects
+from krmfn.results import ConfigError, InputError
 
 EXIT_STATUS = """\
 exit status:
@@ -59,13 +59,10 @@ def _read(source: str) -> list[Obj]:
         chunks = [(path, text) for path, text, _ in read]
     if sum(len(data) for _, data in chunks) > limit:
         raise ConfigError(f"{source} is over the limit of {limit >> 20} MiB for a render")
-    objs: list[Obj] = []
-    for where, data in chunks:
-        try:
-            objs += read_render(data)
-        except YamlError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-    return objs
+    try:  # read as every mode reads its input; a render that cannot be read is a usage error here
+        return objects_of(read_objects([data for _, data in chunks], [where for where, _ in chunks]))
+    except InputError as exc:
+        raise ConfigError("; ".join(str(r) for r in exc.results)) from None
 
 
 def main(argv: list[str]) -> int:

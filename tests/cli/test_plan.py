@@ -229,10 +229,15 @@ def test_usage_errors_exit_2(args: list[str], says: bytes) -> None:
     assert done.returncode == 2 and says in done.stderr and b"Traceback" not in done.stderr
 
 
-def test_unreadable_render_is_one_sentence(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text("a: [\n")
+@pytest.mark.parametrize("text", ["a: [\n", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: Job\n"])
+def test_unreadable_render_is_one_sentence_as_every_mode_says_it(tmp_path: Path, text: str) -> None:
+    """A render is read by the reader and checks every mode uses: the same sentence, naming the file and
+    the document, as `krmfn FILE` gives; a usage error here (exit 2)."""
+    (tmp_path / "bad.yaml").write_text(text)
     done = krmfn("plan", str(tmp_path / "bad.yaml"), str(tmp_path / "bad.yaml"))
-    assert done.returncode == 2 and b"bad.yaml" in done.stderr and b"Traceback" not in done.stderr
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    named = b"krmfn: error: document " in done.stderr and f" of {tmp_path / 'bad.yaml'}".encode() in done.stderr
+    assert named and done.stderr == krmfn(str(tmp_path / "bad.yaml")).stderr
 
 
 def test_help_has_exit_codes_and_the_docs_say_the_same() -> None:
