@@ -6,7 +6,7 @@ zero, each naming one version through envFrom, env and a volume), then prints me
 several runs measured in this one process:
 
 - json.loads of the List text (the baseline: reading what kubectl prints);
-- planning (:func:`krmfn.gc.plan` on the parsed objects), against the 2 s budget;
+- planning (:func:`krmfn.gc.planner.plan_collection` on the parsed objects), against the 2 s budget;
 - parse + plan (:func:`krmfn.gc.parse_list`, then plan), what `krmfn gc -f` does after reading.
 
 Usage: python benchmarks/bench_gc.py [--runs N] [--json]
@@ -109,13 +109,13 @@ def main() -> int:
     objects = json.loads(text)["items"]
     table = gc.gc_table()
     options = gc.Options()
-    result = gc.plan(objects, NOW, options, table)
+    result = gc.plan_collection(objects, NOW, options, table)
     n_cm = sum(1 for o in objects if o["kind"] == "ConfigMap")
     n_rs = len(objects) - n_cm
     rows = {
         "json_loads_s": median_s(lambda: json.loads(text), args.runs),
-        "plan_s": median_s(lambda: gc.plan(objects, NOW, options, table), args.runs),
-        "parse_and_plan_s": median_s(lambda: gc.plan(gc.parse_list(data), NOW, options, table), args.runs),
+        "plan_s": median_s(lambda: gc.plan_collection(objects, NOW, options, table), args.runs),
+        "parse_and_plan_s": median_s(lambda: gc.plan_collection(gc.parse_list(data), NOW, options, table), args.runs),
     }
     rows["plan_over_budget"] = rows["plan_s"] / BUDGET_S
     rows["plan_over_json_loads"] = rows["plan_s"] / rows["json_loads_s"]

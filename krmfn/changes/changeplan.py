@@ -123,6 +123,8 @@ class Roll:
 
 @dataclass
 class ChangePlan:
+    """What ``krmfn plan OLD NEW`` says: the config changes and the workloads they roll."""
+
     configs: list[ConfigChange]
     rolls: list[Roll]
 
@@ -474,7 +476,7 @@ def _rolls_on(obj: Obj, table: ReferenceTable, hashed: dict[tuple[str, str, str]
     return at_render, at_rotation
 
 
-def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) -> ChangePlan:
+def change_plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) -> ChangePlan:
     """Pair the two renders' objects, and say what changed and who rolls."""
     table = table or ReferenceTable.builtin()
     def key(o: Obj) -> tuple[str, str, str]:
@@ -530,5 +532,5 @@ def plan(old: list[Obj], new: list[Obj], table: ReferenceTable | None = None) ->
     return ChangePlan(configs, rolls)
 
 
-__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "objects_of", "plan", "read_render",
-           "reads_of"]
+__all__ = ["ALL", "CATEGORIES", "ChangePlan", "ConfigChange", "Obj", "Roll", "change_plan", "objects_of",
+           "read_render", "reads_of"]

@@ -191,7 +191,7 @@ def print_table(rows: list[gc.Row], out: TextIO) -> None:
         out.write("   ".join(v.ljust(w) for v, w in zip(c, widths)) + "   " + c[-1] + "\n")
 
 
-def _summary(plan: gc.Plan, args: argparse.Namespace) -> str:
+def _summary(plan: gc.CollectionPlan, args: argparse.Namespace) -> str:
     n, total = len(plan.deletions), len(plan.rows)
     what = gc.plural({r.kind.kind for r in plan.rows} or _kinds(args))
     ignored = (f"; {plan.ignored} {gc.plural(plan.ignored_kinds, plan.ignored)} without the {FAMILY} label left alone"
@@ -216,7 +216,7 @@ def _kinds(args: argparse.Namespace) -> frozenset[str]:
     return frozenset(known[k.lower()] for k in args.kinds)
 
 
-def _json(plan: gc.Plan, args: argparse.Namespace, now: datetime, outcomes: dict[int, Outcome]) -> str:
+def _json(plan: gc.CollectionPlan, args: argparse.Namespace, now: datetime, outcomes: dict[int, Outcome]) -> str:
     rows = []
     for row in plan.rows:
         data = row.to_json()
@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         objects = read_cluster(kubectl, scope, referrers, notes, _kinds(args), _progress(args))
     now = args.now or datetime.now(UTC)
     options = gc.Options(args.keep, args.min_age, args.namespace, args.allow_no_referrers, _kinds(args))
-    plan = gc.plan(objects, now, options, table)
+    plan = gc.plan_collection(objects, now, options, table)
     plan.notes.extend(notes)
     for note in plan.notes:
         say(note)

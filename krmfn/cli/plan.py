@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from krmfn.changes.changeplan import CATEGORIES, Obj, objects_of, plan
+from krmfn.changes.changeplan import CATEGORIES, Obj, change_plan, objects_of
 from krmfn.changes.planview import FORMATS
 from krmfn.cli.files import find
 from krmfn.cli.guard import FAILED, OK, USAGE, guarded, say
@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
         return USAGE
 
     def run() -> int:
-        found = plan(_read(args.old), _read(args.new))
+        found = change_plan(_read(args.old), _read(args.new))
         sys.stdout.write(FORMATS[args.output](found))
         hit = sorted(found.categories() & set(args.fail_on))
         if hit:

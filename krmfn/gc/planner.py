@@ -133,7 +133,10 @@ class Row(Managed):
 
 
 @dataclass
-class Plan:
+class CollectionPlan:
+    """What ``krmfn gc`` keeps and deletes: one row per managed object (not the rename's plan,
+    core.run.plan, nor ``krmfn plan``'s, changes.changeplan)."""
+
     rows: list[Row]
     ignored: int = 0  # objects of a renamed kind without the family label: never touched
     notes: list[str] = field(default_factory=list)
@@ -472,7 +475,8 @@ def _is_managed(obj: dict, kinds: frozenset[str]) -> bool | None:
     return isinstance(labels, dict) and isinstance(labels.get(FAMILY), str)
 
 
-def plan(objects: Sequence[dict], now: datetime, options: Options, table: ReferenceTable) -> Plan:
+def plan_collection(objects: Sequence[dict], now: datetime, options: Options, table: ReferenceTable
+                    ) -> CollectionPlan:
     """One row per managed object, sorted by namespace, family and kind, newest first."""
     refs = _references(objects, table)
     families: dict[tuple[str, str, str], list[Managed]] = {}
@@ -502,7 +506,7 @@ def plan(objects: Sequence[dict], now: datetime, options: Options, table: Refere
         for rank, cm in enumerate(members, 1):
             rows.append(_verdict(cm, rank, len(members), refs.of(cm.namespace, cm.named_as), now, options))
     notes = [_left_behind(r) for r in rows if r.verdict == DELETE and r.leaves_made]
-    return Plan(rows, ignored, notes, frozenset(ignored_kinds))
+    return CollectionPlan(rows, ignored, notes, frozenset(ignored_kinds))
 
 
 def _left_behind(row: Row) -> str:

@@ -44,7 +44,7 @@ def render(suffix: str, a: str, namespace_of_config: str = "") -> list[changepla
 
 
 def test_the_reference_table_finds_what_an_operator_spec_reads() -> None:
-    found = changeplan.plan(render("aaa", "0"), render("bbb", "1"))
+    found = changeplan.change_plan(render("aaa", "0"), render("bbb", "1"))
     assert [(c.namespace, c.family, c.changed) for c in found.configs] == [("", "rules", ["a.yaml"]),
                                                                          ("mon", "rules", ["a.yaml"])]
     rolls = {r.name: r for r in found.rolls}
@@ -56,7 +56,7 @@ def test_the_reference_table_finds_what_an_operator_spec_reads() -> None:
 
 
 def test_nothing_changed_is_an_empty_plan() -> None:
-    found = changeplan.plan(render("aaa", "0"), render("aaa", "0"))
+    found = changeplan.change_plan(render("aaa", "0"), render("aaa", "0"))
     assert found.configs == [] and found.rolls == []
 
 
@@ -100,29 +100,29 @@ def app(suffix: str = "aaa", level: str = "info", image: str = "web:1.0", cpu: s
 
 def test_a_config_change_alone_is_no_other_change_of_the_template():
     """The new hashed name in the template is the config's doing, not another change (issue #36)."""
-    found = changeplan.plan(app(), app(suffix="bbb", level="debug"))
+    found = changeplan.change_plan(app(), app(suffix="bbb", level="debug"))
     [roll] = found.rolls
     assert roll.other == () and "template" not in found.categories()
 
 
 def test_an_image_change_is_in_the_plan_with_its_old_and_new_image_and_can_gate():
-    found = changeplan.plan(app(), app(suffix="bbb", level="debug", image="web:1.1"))
+    found = changeplan.change_plan(app(), app(suffix="bbb", level="debug", image="web:1.1"))
     [roll] = found.rolls
     assert roll.other == ("image of container web: web:1.0 -> web:1.1",)
     assert "template" in found.categories() and roll.to_json()["otherChanges"] == list(roll.other)
-    alone = changeplan.plan(app(), app(image="web:1.1"))  # no config change at all: still the whole story
+    alone = changeplan.change_plan(app(), app(image="web:1.1"))  # no config change at all: still the whole story
     [roll] = alone.rolls
     assert roll.name == "web" and roll.reads == {} and roll.other == ("image of container web: web:1.0 -> web:1.1",)
 
 
 def test_env_and_resources_changes_are_named_and_a_resize_is_said_as_it_happens():
-    env = changeplan.plan(app(), app(mode="b"))
+    env = changeplan.change_plan(app(), app(mode="b"))
     assert env.rolls[0].other == ("env of container web",)
-    deployment = changeplan.plan(app(), app(cpu="2"))
+    deployment = changeplan.change_plan(app(), app(cpu="2"))
     [roll] = deployment.rolls
     assert roll.other[0] == "resources of container web"
     assert roll.other[1].startswith("resources only: the Deployment still replaces its pods")
-    pod = changeplan.plan(app(), app(pod_cpu="2"))
+    pod = changeplan.change_plan(app(), app(pod_cpu="2"))
     [roll] = pod.rolls
     assert roll.kind == "Pod" and "resized in place where its containers' resizePolicy allows" in roll.other[1]
 

@@ -129,9 +129,9 @@ def gc_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
     return code, out, err
 
 
-def planned(options: gc.Options) -> gc.Plan:
+def planned(options: gc.Options) -> gc.CollectionPlan:
     objects = gc.parse_list(CLUSTER.read_bytes())
-    return gc.plan(objects, gc.parse_time(NOW.split("=")[1], "now"), options, gc.gc_table())
+    return gc.plan_collection(objects, gc.parse_time(NOW.split("=")[1], "now"), options, gc.gc_table())
 
 
 # --- offline: -f ---------------------------------------------------------------------------

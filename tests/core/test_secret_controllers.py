@@ -181,7 +181,7 @@ def test_gc_keeps_the_secret_provider_class_a_replicaset_mounts_and_deletes_the_
                    "secretProviderClass": "vault-db-aaaaaaaaaa"}}})]
     objects = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
     assert "spec" not in objects[0]  # read without what it mounts
-    plan = gc.plan(objects, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
+    plan = gc.plan_collection(objects, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
     verdicts = {r.name: r.verdict for r in plan.rows}
     assert verdicts == {"vault-db-cccccccccc": "keep", "vault-db-bbbbbbbbbb": "delete", "vault-db-aaaaaaaaaa": "keep"}
     [used] = [r for r in plan.rows if r.name == "vault-db-aaaaaaaaaa"]
@@ -365,7 +365,7 @@ def test_gc_plans_sealed_secrets_by_their_names_and_notes_an_ownerless_secret():
                    "name": "db-creds-bbbbbbbbbb"}}}])]
     listed = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
     assert SEALED["password"] not in repr(listed)
-    plan = gc.plan(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
+    plan = gc.plan_collection(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
     assert {r.name: r.verdict for r in plan.rows} == {
         "db-creds-cccccccccc": "keep", "db-creds-bbbbbbbbbb": "keep", "db-creds-aaaaaaaaaa": "delete"}
     [note] = plan.notes
@@ -493,7 +493,7 @@ def test_gc_finds_an_external_secrets_users_by_its_target_and_notes_an_orphaned_
         "name": "db-creds-bbbbbbbbbb"}}}]))
     listed = gc.parse_list(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objects}).encode())
     assert "prod/db" not in repr(listed)  # what it fetches is not kept; its target's name and policy are
-    plan = gc.plan(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
+    plan = gc.plan_collection(listed, NOW, gc.Options(keep=1, min_age=timedelta(0)), gc.gc_table())
     assert {r.name: r.verdict for r in plan.rows} == {"db-cccccccccc": "keep", "db-bbbbbbbbbb": "keep",
                                                       "db-aaaaaaaaaa": "delete"}
     [used] = [r for r in plan.rows if r.name == "db-bbbbbbbbbb"]
@@ -582,7 +582,7 @@ def _plan(example: str, old: str, new: str):
     source = (EXAMPLES / example / "input.yaml").read_text()
     assert old in source
     renders = [run(t).text.encode() for t in (source, source.replace(old, new))]
-    found = changeplan.plan(*(changeplan.read_render(r) for r in renders))
+    found = changeplan.change_plan(*(changeplan.read_render(r) for r in renders))
     return found, text(found) + as_json(found)
 
 

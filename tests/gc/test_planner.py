@@ -39,8 +39,8 @@ def cluster() -> list[dict]:
     return load("cluster.json")
 
 
-def plan(objects: list[dict], options: gc.Options = gc.Options(), extra: tuple[FieldSpec, ...] = ()) -> gc.Plan:
-    return gc.plan(objects, NOW, options, gc.gc_table(extra))
+def plan(objects: list[dict], options: gc.Options = gc.Options(), extra: tuple[FieldSpec, ...] = ()) -> gc.CollectionPlan:
+    return gc.plan_collection(objects, NOW, options, gc.gc_table(extra))
 
 
 def cm(objects: list[dict], namespace: str, family: str, marker: str) -> str:
@@ -52,11 +52,11 @@ def cm(objects: list[dict], namespace: str, family: str, marker: str) -> str:
     return name
 
 
-def rows(p: gc.Plan) -> dict[tuple[str, str], gc.Row]:
+def rows(p: gc.CollectionPlan) -> dict[tuple[str, str], gc.Row]:
     return {(r.namespace, r.name): r for r in p.rows}
 
 
-def deleted(p: gc.Plan) -> set[tuple[str, str]]:
+def deleted(p: gc.CollectionPlan) -> set[tuple[str, str]]:
     return {(r.namespace, r.name) for r in p.deletions}
 
 
@@ -371,7 +371,7 @@ def test_secrets_are_planned_per_kind_and_read_without_their_values():
     [cm] = [r for r in rows if r.kind.kind == "ConfigMap"]
     assert cm.verdict == "keep" and "(#1 of 1)" in cm.reason
     assert sum(v == "delete" for v in verdicts.values()) == 3
-    assert gc.plan(objects, NOW, gc.Options(keep=1, kinds=frozenset({"ConfigMap"})), gc.gc_table()).rows == [
+    assert gc.plan_collection(objects, NOW, gc.Options(keep=1, kinds=frozenset({"ConfigMap"})), gc.gc_table()).rows == [
         r for r in rows if r.kind.kind == "ConfigMap"]
 
 

@@ -185,11 +185,11 @@ def run(capsys: pytest.CaptureFixture[str], kubeconfig: Path, *argv: str) -> tup
     return code, out, err
 
 
-def file_plan(keep: int, served_only: bool = False) -> gc.Plan:
+def file_plan(keep: int, served_only: bool = False) -> gc.CollectionPlan:
     objects = gc.parse_list((FIXTURES / "cluster.json").read_bytes())
     if served_only:  # the stub serves Kubernetes' own kinds, no custom resources
         objects = [o for o in objects if "." not in o["apiVersion"].partition("/")[0] or o["apiVersion"].startswith("apps/")]
-    return gc.plan(objects, gc.parse_time(NOW.split("=")[1], "now"), gc.Options(keep=keep), gc.gc_table())
+    return gc.plan_collection(objects, gc.parse_time(NOW.split("=")[1], "now"), gc.Options(keep=keep), gc.gc_table())
 
 
 def test_reading_through_kubectl_plans_like_the_file(api, capsys):
