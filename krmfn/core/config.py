@@ -35,7 +35,7 @@ from krmfn.core.naming.retention import RETENTION
 from krmfn.core.references.fieldspec import FieldSpec
 from krmfn.core.references.kinds import BY_KIND, DEFAULT_KINDS
 from krmfn.core.selection.selector import LabelSelector, parse_selector
-from krmfn.krm.data import DuplicateKey, load_documents, typed_data
+from krmfn.krm.data import DocumentCount, DuplicateKey, load_one, typed_data
 from krmfn.results import ConfigError, ResourceRef, Where, shown
 from krmfn.yaml.tree import Doc, Node, YamlError
 
@@ -271,15 +271,14 @@ def read_config(doc: Doc, node: Node | None, labels: Mapping[str, str] | None = 
 def load_yaml_file(text: bytes, what: str) -> object:
     """The one document of a small YAML file (a config or field-spec file) as plain data."""
     try:
-        docs = load_documents(text, typed=True)
+        return load_one(text, typed=True)
     except YamlError as exc:
         raise ConfigError(f"{what} is {exc.message}") from None
     except DuplicateKey as exc:
         raise ConfigError(f"{what} has the key \"{exc.key}\" twice{f' in {exc.path}' if exc.path else ''}; "
                           "keep one") from None
-    if len(docs) != 1:
-        raise ConfigError(f"{what} holds {len(docs)} YAML documents; expected one")
-    return docs[0]
+    except DocumentCount as exc:
+        raise ConfigError(f"{what} holds {exc.count} YAML documents; expected one") from None
 
 
 def read_config_file(text: bytes, what: str) -> tuple[ResourceRef, dict[str, object]]:

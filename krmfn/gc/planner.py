@@ -312,16 +312,15 @@ def _leaves_made(obj: dict, kind: RenamedKind) -> bool:
 
 def _yaml_data(data: bytes, source: str) -> object:
     # Imported here, for start-up time: YAML live state is the rare, offline case.
-    from krmfn.krm.data import load_documents
+    from krmfn.krm.data import DocumentCount, load_one
     from krmfn.yaml.tree import YamlError
 
     try:
-        docs = load_documents(data)
+        return load_one(data)
     except YamlError as exc:
         raise GcError(f"{source} is neither JSON nor readable YAML ({exc.message}).") from None
-    if len(docs) != 1:
-        raise GcError(f"{source} holds {len(docs)} YAML documents, not one List.")
-    return docs[0]
+    except DocumentCount as exc:
+        raise GcError(f"{source} holds {exc.count} YAML documents, not one List.") from None
 
 
 def parse_time(value: object, what: str) -> datetime:

@@ -20,6 +20,26 @@ def load_documents(text: bytes, typed: bool = False) -> list[object]:
     return [read(doc, node) for node in doc.documents()]
 
 
+def load_one(text: bytes, typed: bool = False, empty: bool = False) -> object:
+    """The one YAML document of a small file or value (a config, field specs, gc's live state) as
+    plain data; None for no document when ``empty``. Each caller says what is wrong in its own
+    words: raises YamlError, DuplicateKey (``typed``), or DocumentCount."""
+    docs = load_documents(text, typed)
+    if len(docs) == 1:
+        return docs[0]
+    if not docs and empty:
+        return None
+    raise DocumentCount(len(docs))
+
+
+class DocumentCount(ValueError):
+    """A text that holds more or fewer YAML documents than the one it must."""
+
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
 class DuplicateKey(ValueError):
     """A map with one key twice, where strict decoding (kubectl's) refuses it: the key and its path."""
 

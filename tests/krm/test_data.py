@@ -1,12 +1,13 @@
-"""Results written as block YAML read back as the results, whatever their text."""
+"""Results written as block YAML read back as the results, whatever their text; the one loader of small files."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from krmfn.krm.data import results_yaml
+from krmfn.krm.data import DocumentCount, DuplicateKey, load_one, results_yaml
 from krmfn.results import ResourceRef, Result
 
 # Text as results carry it: names, paths and messages, with the characters YAML treats specially.
@@ -33,3 +34,15 @@ def test_the_layout_kpt_shows() -> None:
         "    resourceRef:\n      apiVersion: apps/v1\n      kind: Deployment\n      name: api\n      namespace: demo\n"
         "    field:\n      path: spec.strategy.type\n"
         '  - message: "x: y"\n    severity: error\n')
+
+
+def test_one_loader_reads_the_one_document_of_a_small_file():
+    """The config file, a field-spec value and gc's YAML live state are read by one loader; each
+    caller words its own error."""
+    assert load_one(b"a: 1\n") == {"a": "1"} and load_one(b"a: 1\n", typed=True) == {"a": 1}
+    assert load_one(b"", empty=True) is None
+    for text in (b"", b"a: 1\n---\nb: 2\n"):
+        with pytest.raises(DocumentCount):
+            load_one(text)
+    with pytest.raises(DuplicateKey):
+        load_one(b"a: 1\na: 2\n", typed=True)

@@ -14,7 +14,7 @@ import re
 
 from krmfn.core.references.fieldspec import FieldSpec, Has, split_path
 from krmfn.core.references.kinds import BY_KIND
-from krmfn.krm.data import load_documents
+from krmfn.krm.data import DocumentCount, load_one
 from krmfn.results import Where, shown
 from krmfn.yaml.tree import YamlError
 
@@ -78,12 +78,11 @@ def parse_field_specs(value: object, at: Where) -> list[FieldSpec]:
 
 def _yaml(text: str, at: Where) -> object:
     try:
-        docs = load_documents(text.encode())
+        return load_one(text.encode(), empty=True)
     except YamlError as exc:
         raise at.error(f"is {exc.message}") from None
-    if len(docs) > 1:
-        raise at.error(f"holds {len(docs)} YAML documents; give one list")
-    return docs[0] if docs else None
+    except DocumentCount as exc:
+        raise at.error(f"holds {exc.count} YAML documents; give one list") from None
 
 
 def _name_reference(entry: object, where: str, at: Where) -> list[FieldSpec]:
