@@ -1,0 +1,3 @@
+"""The names: kustomize's hash suffix (hashing), the stable-name strategy's content hash (strategy,
+annotate), the edits that rename an object (renamed) or give its name back (restore), the retention
+annotations and labels gc reads (retention), and ``suffixJobs`` (jobs)."""
