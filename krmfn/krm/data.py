@@ -70,7 +70,7 @@ def typed_data(doc: Doc, node: Node, path: str = "") -> object:
     text = doc.string(node)
     if text is not None:
         return text
-    raw = doc.str(node) or ""
+    raw = doc.scalar(node) or ""
     if raw in _BOOLS:
         return _BOOLS[raw]
     try:
@@ -90,7 +90,7 @@ def to_data(doc: Doc, node: Node) -> object:
         return {k: to_data(doc, c) for k, c in doc.items(node)}
     if doc.is_seq(node):
         return [to_data(doc, c) for c in doc.children(node)]
-    return None if doc.is_null(node) else doc.str(node)
+    return None if doc.is_null(node) else doc.scalar(node)
 
 
 def results_yaml(results: list[Result]) -> str:

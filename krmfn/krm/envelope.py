@@ -90,8 +90,8 @@ def _check_envelope(doc: Doc) -> Node:
     root = docs[0]
     if not doc.is_map(root):
         raise InputError(f"the input is {doc.describe(root)}, not a ResourceList")
-    kind = doc.str(doc.get(root, "kind"))
-    api_version = doc.str(doc.get(root, "apiVersion"))
+    kind = doc.scalar(doc.get(root, "kind"))
+    api_version = doc.scalar(doc.get(root, "apiVersion"))
     if kind != "ResourceList" or api_version not in RESOURCE_LIST_VERSIONS:
         raise InputError(f"the input is kind {kind or '(none)'}, apiVersion {api_version or '(none)'}; expected a KRM "
                          f"ResourceList: kind ResourceList, apiVersion {' or '.join(RESOURCE_LIST_VERSIONS)}")

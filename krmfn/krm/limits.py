@@ -181,15 +181,20 @@ _ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
 _ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too, so the bound errs high
 
 
+def _written(doc: Doc, node: Node | None) -> str | None:
+    """A scalar's own text, an alias not followed: what the item writes where its name is."""
+    return None if node is None or doc.is_alias(node) else doc.scalar(node)
+
+
 def _identity(doc: Doc, node: Node, where: str) -> tuple[str, ResourceRef | None]:
     """How a message names an item: ``item 3 (ConfigMap/ns/name)`` and its ref, as far as readable."""
-    kind = doc.raw(doc.get(node, "kind")) if doc.is_map(node) else None
+    kind = _written(doc, doc.get(node, "kind")) if doc.is_map(node) else None
     meta = doc.get(node, "metadata") if doc.is_map(node) else None
-    name = doc.raw(doc.get(meta, "name")) if meta is not None else None
+    name = _written(doc, doc.get(meta, "name")) if meta is not None else None
     if not kind or not name or meta is None:
         return where, None
-    ref = ResourceRef(doc.raw(doc.get(node, "apiVersion")) or "", kind, name,
-                      doc.raw(doc.get(meta, "namespace")) or "")
+    ref = ResourceRef(_written(doc, doc.get(node, "apiVersion")) or "", kind, name,
+                      _written(doc, doc.get(meta, "namespace")) or "")
     return f"{ref}", ref
 
 

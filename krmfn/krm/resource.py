@@ -49,13 +49,13 @@ class Resource:
     def annotations(self) -> dict[str, str]:
         """The annotations as read (edits made later by the function are not seen here)."""
         if self._annotations is None:
-            self._annotations = self.tree.str_map(self.tree.get(self.metadata, "annotations"))
+            self._annotations = self.tree.scalar_map(self.tree.get(self.metadata, "annotations"))
         return self._annotations
 
     @property
     def labels(self) -> dict[str, str]:
         if self._labels is None:
-            self._labels = self.tree.str_map(self.tree.get(self.metadata, "labels"))
+            self._labels = self.tree.scalar_map(self.tree.get(self.metadata, "labels"))
         return self._labels
 
     @property
@@ -106,10 +106,10 @@ def read_resource(source: bytes, index: int, where: str | None = None,
     if not doc.is_map(node):
         raise InputError(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind "
                          "and metadata)")
-    kind = doc.str_at(node, b"kind")
-    api_version = doc.str_at(node, b"apiVersion")
+    kind = doc.scalar(doc.get(node, "kind"))
+    api_version = doc.scalar(doc.get(node, "apiVersion"))
     metadata = doc.get(node, "metadata")
-    name = doc.str_at(metadata, b"name") if metadata is not None else None
+    name = doc.scalar(doc.get(metadata, "name")) if metadata is not None else None
     if not kind:
         raise InputError(f"{where} has no kind")
     if not api_version:
@@ -117,12 +117,12 @@ def read_resource(source: bytes, index: int, where: str | None = None,
     if metadata is None or not doc.is_map(metadata):
         raise InputError(f"{where} ({kind}) has no metadata map")
     if not name and kind != "ConfigMap":  # a Workflow or Job created with generateName has no name yet
-        name = doc.str_at(metadata, b"generateName")
+        name = doc.scalar(doc.get(metadata, "generateName"))
     if not name:
         raise InputError(f"{where} ({kind}) has no metadata.name")
     name_node = doc.get(metadata, "name")
     if kind == "ConfigMap" and (name_node is None or doc.string(name_node) is None):  # the name krmfn builds on
         raise InputError(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
                     "write it as plain text")
-    namespace = doc.str_at(metadata, b"namespace") or ""
+    namespace = doc.scalar(doc.get(metadata, "namespace")) or ""
     return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)

@@ -291,7 +291,7 @@ def set_map(doc: Doc, parent: Node, key: str, wanted: dict[str, str], step: int 
         child = own.get(name)
         if child is None:
             missing.append((name, value))
-        elif doc.str(child) != value or doc.kind[child] != SCALAR:
+        elif doc.scalar(child) != value or doc.kind[child] != SCALAR:
             edits.append(replace_scalar(doc, child, value))
     if missing:
         edits.append(add_entries(doc, node, tuple(missing), step, first))

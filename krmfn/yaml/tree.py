@@ -31,7 +31,6 @@ from yaml.events import (
 from krmfn.results import InputError
 from krmfn.yaml.scalars import go_timestamp, non_string_plain
 
-Text = str  # ``str`` itself inside Doc, whose method str() shadows it there
 # A node of a Doc: a handle that only this package makes (Doc gives them out and takes them back);
 # the layers above hold and pass nodes, never make one from a number or compute with one
 # (tests/architecture/test_layers.py, and mypy: an int is not a Node).
@@ -153,7 +152,7 @@ class ByteOffsets:
         return self.bytes
 
 
-def as_read(text: Text) -> Text:
+def as_read(text: str) -> str:
     """The text as krmfn gives it to libyaml: a leading byte order mark dropped, and a last line
     that holds only spaces, unended, ended: libyaml 0.2.5 misreads a block scalar there
     (yaml-test-suite L24T), and the same text with the line ended reads as the spec says."""
@@ -198,31 +197,31 @@ class Doc:
         self.text = text
         self.source = source
         self.kind: list[int] = [STREAM]
-        self.val: list[Text | None] = [None]
+        self.val: list[str | None] = [None]
         self.start: list[int] = [0]
         self.end: list[int] = [len(text)]
         self.stop: list[int] = [0]
         self.style: list[object] = [None]  # scalars: None (plain), ', ", |, >; containers: True when flow
         self.plain: list[bool] = [False]
-        self.tag: list[Text | None] = [None]
-        self.anchor: list[Text | None] = [None]
+        self.tag: list[str | None] = [None]
+        self.anchor: list[str | None] = [None]
         self.up: list[Node] = [NONE]  # each node's parent
-        self.kname: list[Text | None] = [None]  # each map entry's key
+        self.kname: list[str | None] = [None]  # each map entry's key
         self.kstart: list[int] = [NONE]
         self.kplain: list[bool] = [True]
         self.kids: list[list[Node] | None] = [[]]
         # alias node -> the node it names; an alias of a key's anchor: -1 - that entry's node
         self.alias_of: dict[Node, Node] = {}
-        self.key_aliases: dict[int, Text] = {}  # a map entry whose key is an alias (``*name : v``): that name
+        self.key_aliases: dict[int, str] = {}  # a map entry whose key is an alias (``*name : v``): that name
         self.may_alias = False
         self.merges = False  # some map has a ``<<`` key
-        self._index: dict[int, dict[Text, Node]] = {}
+        self._index: dict[int, dict[str, Node]] = {}
         self._bytes_at: ByteOffsets | None = None
 
     # --- reading ----------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, data: bytes | bytearray | Text) -> Doc:
+    def parse(cls, data: bytes | bytearray | str) -> Doc:
         """Parse a YAML stream. Raises YamlError with its line and column."""
         if isinstance(data, str):
             text, source = data, None
@@ -267,17 +266,17 @@ class Doc:
                     raise Unreadable(f"an anchor with ':' in its name (&{name}:...), which YAML readers read "
                                      "differently; rename the anchor", line, at - text.rfind("\n", 0, at))
 
-    def _build(self, text: Text) -> None:
+    def _build(self, text: str) -> None:
         kind, val, start, end, stop, style = self.kind, self.val, self.start, self.end, self.stop, self.style
         plain, tag, anchor = self.plain, self.tag, self.anchor
         key, kstart, kplain = self.kname, self.kstart, self.kplain
         # the only place nodes are made: as the numbers they are
         parent, kids = cast("list[int]", self.up), cast("list[list[int] | None]", self.kids)
         alias_of = cast("dict[int, int]", self.alias_of)
-        anchors: dict[Text, int] = {}
+        anchors: dict[str, int] = {}
         cur, in_map, want_key = 0, False, False
         stack: list[tuple[int, bool]] = []
-        pkey: Text | None = None
+        pkey: str | None = None
         pstart, pplain = NONE, True
         for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
             c = ev.__class__
@@ -385,7 +384,7 @@ class Doc:
                 want_key = in_map
         stop[0] = len(kind)
 
-    def _key_alias(self, anchors: dict[Text, int], ev: AliasEvent) -> Text:
+    def _key_alias(self, anchors: dict[str, int], ev: AliasEvent) -> str:
         """The text of a key written as an alias (``*name : value``): the scalar or key it names."""
         target = anchors.get(ev.anchor)
         if target is not None and target < 0:
@@ -505,7 +504,7 @@ class Doc:
         """Every document of the stream, null ones included."""
         return list(self.kids[0] or ())
 
-    def get(self, node: Node | None, key: Text) -> Node | None:
+    def get(self, node: Node | None, key: str) -> Node | None:
         """The child of map ``node`` under ``key`` (merge keys followed), or None."""
         if node is None:
             return None
@@ -531,7 +530,7 @@ class Doc:
                 return next((c for m in merged for c in (self.get(m, key),) if c is not None), None)
         return found
 
-    def path(self, node: Node | None, *keys: Text) -> Node | None:
+    def path(self, node: Node | None, *keys: str) -> Node | None:
         """The node below ``node`` at ``keys`` (map keys), or None."""
         for key in keys:
             node = self.get(node, key)
@@ -557,7 +556,7 @@ class Doc:
             node = self.resolve(node)
         return iter(self.kids[node] or ())
 
-    def items(self, node: Node) -> Iterator[tuple[Text, Node]]:
+    def items(self, node: Node) -> Iterator[tuple[str, Node]]:
         """A map's entries, merge keys resolved (its own entries win over merged ones)."""
         if self.kind[node] == ALIAS:
             node = self.resolve(node)
@@ -640,7 +639,7 @@ class Doc:
             return tag in _NULL_TAGS
         return self.style[node] is None and self.val[node] in _NULLS
 
-    def describe(self, node: Node) -> Text:
+    def describe(self, node: Node) -> str:
         """What kind of YAML value this is, for error messages."""
         if self.is_map(node):
             return "a map"
@@ -652,20 +651,14 @@ class Doc:
 
     def resolve(self, node: Node) -> Node:
         """Follow an alias (``*name``) to its anchored node; other nodes are returned as they are.
-        An alias of a key's anchor stays itself (its text is that key's, see :meth:`str`)."""
+        An alias of a key's anchor stays itself (its text is that key's, see :meth:`scalar`)."""
         if self.kind[node] != ALIAS:
             return node
         target = self.alias_of[node]
         return node if target < 0 else target
 
-    def raw(self, node: Node | None) -> Text | None:
-        """A scalar's text without following aliases (for naming an object in a message)."""
-        if node is None or self.kind[node] != SCALAR:
-            return None
-        return self.val[node]
-
-    def str(self, node: Node | None) -> Text | None:
-        """The text of a scalar node (aliases followed), or None for a missing or non-scalar node."""
+    def scalar(self, node: Node | None) -> str | None:
+        """A scalar's text, aliases followed (None for a missing or non-scalar node): for comparing a value."""
         if node is None:
             return None
         kind = self.kind[node]
@@ -678,15 +671,13 @@ class Doc:
             return self.val[target] if self.kind[target] == SCALAR else None
         return None
 
-    def key(self, node: Node) -> Text:
-        """A map entry's key text ("" for a list entry or a document)."""
+    def key(self, node: Node) -> str:
+        """A map entry's key text ("" for a list entry or a document): for naming a field."""
         return self.kname[node] or ""
 
-    def key_text(self, node: Node) -> Text:
-        return self.kname[node] or ""
-
-    def string(self, node: Node) -> Text | None:
-        """The text of a scalar that every YAML 1.1 and 1.2 reader takes for a string, else None."""
+    def string(self, node: Node) -> str | None:
+        """A scalar's text only if every YAML 1.1 and 1.2 reader takes it for a string: for a value
+        Kubernetes must read as text (a name, a data entry)."""
         if self.kind[node] == ALIAS:
             target = self.alias_of[node]
             if target < 0:
@@ -704,7 +695,7 @@ class Doc:
             return None
         return text
 
-    def key_string(self, node: Node) -> bool:
+    def is_string_key(self, node: Node) -> bool:
         """Whether the key of map entry ``node`` is text to every reader: not a plain ``true``,
         ``~``, ``1e3`` or ``0800``."""
         key = self.kname[node]
@@ -715,17 +706,13 @@ class Doc:
         return (self.kind[node] == SCALAR and self.style[node] is None and self.tag[node] is None
                 and go_timestamp(self.val[node] or ""))
 
-    def str_at(self, node: Node | None, key: bytes) -> Text | None:
-        """:meth:`str` of the child of map ``node`` under ``key`` (None when absent)."""
-        return self.str(self.get(node, key.decode()))
-
-    def str_map(self, node: Node | None) -> dict[Text, Text]:
-        """A map of scalars as text (labels, annotations); non-scalar values are skipped."""
-        out: dict[Text, Text] = {}
+    def scalar_map(self, node: Node | None) -> dict[str, str]:
+        """A map's scalar values by key (labels, annotations); non-scalar values are skipped."""
+        out: dict[str, str] = {}
         if node is None or not self.is_map(node):
             return out
         for k, child in self.items(node):
-            value = self.str(child)
+            value = self.scalar(child)
             if value is not None:
                 out.setdefault(k, value)
         return out
@@ -735,9 +722,9 @@ class Doc:
         keys = [self.kname[c] for c in self.kids[node] or () if not (self.kname[c] == MERGE and self.kplain[c])]
         return len(set(keys)) != len(keys)
 
-    def duplicate_key(self, node: Node) -> Text | None:
+    def duplicate_key(self, node: Node) -> str | None:
         """The first key written twice in map ``node``, or None."""
-        seen: set[Text | None] = set()
+        seen: set[str | None] = set()
         for c in self.kids[node] or ():
             k = self.kname[c]
             if k == MERGE and self.kplain[c]:
@@ -747,7 +734,7 @@ class Doc:
             seen.add(k)
         return None
 
-    def path_of(self, node: Node, top: Node) -> Text:
+    def path_of(self, node: Node, top: Node) -> str:
         """The field path from ``top`` down to ``node`` as kpt prints it: ``spec.containers[0].name``."""
         steps = []
         parent = self.up
@@ -761,9 +748,9 @@ class Doc:
             node = up
         return "".join(reversed(steps)).lstrip(".")
 
-    def steps_of(self, node: Node, top: Node) -> tuple[Text | int, ...]:
+    def steps_of(self, node: Node, top: Node) -> tuple[str | int, ...]:
         """The path from ``top`` to ``node`` as keys and list positions."""
-        steps: list[Text | int] = []
+        steps: list[str | int] = []
         parent = self.up
         while node != top and node > 0:
             up = parent[node]

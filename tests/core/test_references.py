@@ -26,7 +26,7 @@ def names(text: str, specs, api_version: str = "example.com/v1", kind: str = "Wi
     doc, node = parsed(text)
     trie = ReferenceTable.of(specs).trie_for(api_version, kind)
     found = find(doc, node, trie)
-    return [doc.str(n) for n, _, _ in found], {doc.str(n): s for n, _, s in found if s is not None}
+    return [doc.scalar(n) for n, _, _ in found], {doc.scalar(n): s for n, _, s in found if s is not None}
 
 
 def test_split_path_keeps_escaped_slashes_in_keys():
@@ -100,7 +100,7 @@ def test_one_path_may_name_several_kinds_each_found_once():
     doc, node = parsed("kind: Widget\nrules:\n- {resources: [configmaps, secrets], names: [a]}\n"
                        "- {resources: [secrets], names: [b]}")
     found = find(doc, node, compile_trie([both, secret]))
-    assert [(doc.str(n), kind) for n, kind, _ in found] == [("a", "ConfigMap"), ("a", "Secret"), ("b", "Secret")]
+    assert [(doc.scalar(n), kind) for n, kind, _ in found] == [("a", "ConfigMap"), ("a", "Secret"), ("b", "Secret")]
 
 
 def test_conditions_on_the_map_holding_the_name():
@@ -141,14 +141,14 @@ spec:
     other = FieldSpec("Widget", split_path("spec/other/name"), namespace_from="namespace")
     q = FieldSpec("Widget", split_path("spec/qualified"), qualified=True)
     found = find(doc, node, compile_trie([ns_spec, other, q]))
-    targets = [s.target(doc, n, doc.str(n)) for n, _, s in found]
+    targets = [s.target(doc, n, doc.scalar(n)) for n, _, s in found]
     assert targets == [("a", "ns", ""), ("b", None, ""), ("c", "ns2", "ns2/"), ("d", None, "")]
 
 
 def test_find_without_attrs_still_applies_conditions():
     spec = FieldSpec("Widget", split_path("spec/from/name"), when=(Has("kind", "ConfigMap"),))
     doc, node = parsed("kind: Widget\nspec:\n  from: [{kind: Secret, name: b}, {kind: ConfigMap, name: a}]")
-    assert [doc.str(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["a"]
+    assert [doc.scalar(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["a"]
 
 
 def test_a_user_spec_may_end_at_a_map_with_name_and_namespace():
@@ -160,7 +160,7 @@ spec:
 """, [spec])
     assert found == ["a"]
     doc, node = parsed("kind: Widget\nspec:\n  configMapRef: plain")
-    assert [doc.str(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["plain"]
+    assert [doc.scalar(n) for n, _, _ in find(doc, node, compile_trie([spec]))] == ["plain"]
 
 
 def test_find_follows_aliases_and_reports_in_document_order():
@@ -175,7 +175,7 @@ spec:
     trie = ReferenceTable.of(builtin_specs()).trie_for("v1", "Pod")
     found = [n for n, _, _ in find(doc, node, trie)]
     assert found == sorted(found)
-    assert sorted(doc.str(n) for n in found) == ["a", "z", "z"]
+    assert sorted(doc.scalar(n) for n in found) == ["a", "z", "z"]
 
 
 def test_notices_name_the_field_and_fill_in_its_values():

@@ -192,7 +192,7 @@ def test_candidates_are_in_document_order_and_found_once():
     item = text[text.index("- apiVersion"):].encode()
     res = read_resource(item, 0)
     found = unplaced.candidates(res.tree, res.node, res.metadata, unplaced.SHAPES.values())
-    assert [(res.tree.str(n), kind) for n, kind in found] == [("first", "ConfigMap"), ("second", "ConfigMap")]
+    assert [(res.tree.scalar(n), kind) for n, kind in found] == [("first", "ConfigMap"), ("second", "ConfigMap")]
 
 
 def test_the_table_decides_what_is_unknown():

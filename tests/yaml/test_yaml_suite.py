@@ -83,23 +83,23 @@ _NULL_TAGS = frozenset(("tag:yaml.org,2002:null",))
 
 @dataclass
 class KrmfnConverter:
-    """A Doc as data, through what every item is read with (Doc.str, the keys, Doc.resolve)."""
+    """A Doc as data, through what every item is read with (Doc.scalar, the keys, Doc.resolve)."""
 
     doc: Doc
 
     def value(self, n: int) -> Any:
         doc = self.doc
         if doc.kind[n] == ALIAS and doc.alias_of[n] < 0:
-            return doc.str(n)
+            return doc.scalar(n)
         n = doc.resolve(n)
         if doc.kind[n] == MAP:
-            return {doc.key_text(c): self.value(c) for c in doc.kids[n] or ()}
+            return {doc.key(c): self.value(c) for c in doc.kids[n] or ()}
         if doc.kind[n] == SEQ:
             return [self.value(c) for c in doc.kids[n] or ()]
         tag = doc.tag[n]
         if tag in _NULL_TAGS or (tag is None and doc.is_null(n)):
             return None
-        text = doc.str(n)
+        text = doc.scalar(n)
         return Plain(text) if (doc.is_plain(n) and tag is None) or tag in _SCALAR_TAGS else text
 
 

@@ -38,7 +38,7 @@ def annotation(res: Resource, path: tuple[str, ...], value: str) -> Annotation:
     metadata = doc.get(template, path[-1]) if template is not None else None
     annotations = doc.get(metadata, "annotations") if metadata is not None else None
     child = doc.get(annotations, CONFIG_HASH) if annotations is not None else None
-    current = doc.str(child) if child is not None else None
+    current = doc.scalar(child) if child is not None else None
     if current == value or template is None:
         return Annotation(path, value, current, [])
     if child is not None:

@@ -39,7 +39,7 @@ def renamed_edits(res: Resource, original: str, new_name: str, retention: dict[s
     field = doc.get(res.node, "immutable")
     if field is None:
         edits.append(add_entries(doc, res.node, (("immutable", True),), step))
-    elif doc.str(field) != "true" or not doc.is_plain(field):
+    elif doc.scalar(field) != "true" or not doc.is_plain(field):
         edits.append(set_true(doc, field))
     return edits
 

@@ -33,7 +33,7 @@ def restore_edits(res: Resource, original: str) -> list[Edit]:
     if res.name != original and name is not None:
         edits.append(replace_scalar(doc, name, original))
     immutable = doc.get(res.node, "immutable")
-    if immutable is not None and doc.str(immutable) == "true":
+    if immutable is not None and doc.scalar(immutable) == "true":
         removed = remove_entry(doc, res.node, "immutable")
         if removed is not None:
             edits.append(removed)

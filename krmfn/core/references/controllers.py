@@ -41,7 +41,7 @@ def external_secret(res: Resource) -> None:
         raise ReferenceProblem(f"ExternalSecret {res.name} makes another kind of object (spec.target.manifest), not a "
                                "Secret: krmfn renames only ExternalSecrets whose target is a Secret; opt it out with "
                                'krmfn.dev/content-hash: "false"', res.ref, "spec.target.manifest")
-    policy = doc.str(doc.path(res.node, "spec", "target", "creationPolicy")) or "Owner"
+    policy = doc.scalar(doc.path(res.node, "spec", "target", "creationPolicy")) or "Owner"
     if policy in CREATING:
         return
     why = ("writes into a Secret that another tool creates" if policy == "Merge" else "creates no Secret"

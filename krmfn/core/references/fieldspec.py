@@ -28,8 +28,8 @@ class Has:
             return False
         node = doc.resolve(node)
         if doc.is_seq(node):
-            return self.listed and any(doc.str(c) == self.value for c in doc.children(node))
-        return doc.str(node) == self.value
+            return self.listed and any(doc.scalar(c) == self.value for c in doc.children(node))
+        return doc.scalar(node) == self.value
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class FieldSpec:
             namespace, _, short = name.partition("/")
             return short, namespace or None, f"{namespace}/"
         if self.namespace_from:
-            named = doc.str(doc.get(holder(doc, node), self.namespace_from))
+            named = doc.scalar(doc.get(holder(doc, node), self.namespace_from))
             return name, named or None, ""
         return name, None, ""
 

@@ -79,8 +79,8 @@ def candidates(doc: Doc, top: Node, skip: Node | None, shapes: Iterable[Shapes])
                     name_in(doc.resolve(each), *maps[key])
             elif key in scalars and doc.string(child) is not None:
                 found.setdefault(child, scalars[key])
-            elif key == KIND_KEY and node != top and doc.str(child) in kinds:
-                name_in(node, "name", doc.str(child) or "")
+            elif key == KIND_KEY and node != top and doc.scalar(child) in kinds:
+                name_in(node, "name", doc.scalar(child) or "")
             stack.append(child)
     return sorted(found.items())  # document order
 
@@ -115,7 +115,7 @@ def suggest(res: Resource, node: Node, kind: str = "ConfigMap") -> Suggestion:
     doc = res.tree
     steps = _keys(doc, node, res.node)
     keys = [k for k, _ in steps]
-    by_kind = bool(steps) and doc.str(doc.get(steps[-1][1], KIND_KEY)) == kind and keys[-1] == "name"
+    by_kind = bool(steps) and doc.scalar(doc.get(steps[-1][1], KIND_KEY)) == kind and keys[-1] == "name"
     head = f"kind: {_flow(res.kind)}" + (f", group: {_flow(res.group)}" if res.group else "")
     exact = (join_path(keys), f", when: {{{KIND_KEY}: {kind}}}" if by_kind else "")
     specs = [exact]

@@ -149,7 +149,7 @@ class ReferenceTable:
             for step in split_path(notice.path):
                 at = doc.get(doc.resolve(at), step) if at is not None else None
             if at is not None and not doc.is_null(at):
-                values = _Blank(doc.str_map(doc.resolve(at)))
+                values = _Blank(doc.scalar_map(doc.resolve(at)))
                 out.append((".".join(split_path(notice.path)), notice.message.format_map(values)))
         return out
 

@@ -133,7 +133,7 @@ def verdict(doc: Doc, node: Node, api_version: str, kind: str) -> Verdict | None
         at: Node | None = node
         for key in unless.keys:
             at = doc.get(doc.resolve(at), key) if at is not None else None
-        if at is not None and doc.str(at) == unless.value:
+        if at is not None and doc.scalar(at) == unless.value:
             if unless.value == "Recreate" and _singleton(doc, node):
                 return "info", unless.path, SINGLETON
             return unless.severity, unless.path, unless.text
@@ -158,7 +158,7 @@ def _singleton(doc: Doc, node: Node) -> bool:
     spec = doc.resolve(spec) if spec is not None else None
     if spec is None or not doc.is_map(spec):
         return False
-    replicas = doc.str(doc.get(spec, "replicas")) if doc.get(spec, "replicas") is not None else "1"
+    replicas = doc.scalar(doc.get(spec, "replicas")) if doc.get(spec, "replicas") is not None else "1"
     if replicas not in ("0", "1"):
         return False
     volumes = doc.path(spec, "template", "spec", "volumes")
@@ -174,7 +174,7 @@ def generated(doc: Doc, node: Node) -> bool:
     if meta is None or not doc.is_map(meta):
         return False
     name = doc.get(meta, "name")
-    return (name is None or not doc.str(name)) and doc.get(meta, "generateName") is not None
+    return (name is None or not doc.scalar(name)) and doc.get(meta, "generateName") is not None
 
 
 def when(renamed: Sequence[tuple[str, str, str]], stable: Sequence[tuple[str, str]] = (),

@@ -55,7 +55,7 @@ def _sub_path(doc: Doc, node: Node, pod_spec: Node, top: Node) -> Read | None:
     volume = node
     while (up := doc.parent(volume)) is not None and not (doc.is_seq(up) and doc.parent(up) == pod_spec):
         volume = up
-    name = doc.str(doc.get(volume, "name")) if doc.is_map(volume) else None
+    name = doc.scalar(doc.get(volume, "name")) if doc.is_map(volume) else None
     if name is None:
         return None
     for key in CONTAINER_LISTS:
@@ -67,9 +67,9 @@ def _sub_path(doc: Doc, node: Node, pod_spec: Node, top: Node) -> Read | None:
             if mounts is None or not doc.is_seq(mounts := doc.resolve(mounts)):
                 continue
             for mount in map(doc.resolve, doc.children(mounts)):
-                if not doc.is_map(mount) or doc.str(doc.get(mount, "name")) != name:
+                if not doc.is_map(mount) or doc.scalar(doc.get(mount, "name")) != name:
                     continue
-                if doc.str(doc.get(mount, "subPath")) or doc.str(doc.get(mount, "subPathExpr")):
+                if doc.scalar(doc.get(mount, "subPath")) or doc.scalar(doc.get(mount, "subPathExpr")):
                     return Read("subPath", doc.path_of(mount, top))
     return None
 

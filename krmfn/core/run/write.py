@@ -100,7 +100,7 @@ def _aliases_kept(res: Resource, edits: list[Edit], found: dict[Node, int]) -> l
     for node, times in changed.items():
         aliases = doc.aliases_of(node)
         if aliases:
-            old = doc.str(node) or ""
+            old = doc.scalar(node) or ""
             out += [replace_scalar(doc, alias, old) for alias in aliases if alias not in changed]
         parent = doc.parent(node)
         above = doc.anchored_above(parent) if parent is not None else None

@@ -192,7 +192,7 @@ def check_own_keys(res: Resource, template: tuple[str, ...] | None, results: lis
             if not key.startswith(OWN):
                 continue
             if doc.string(child) is None:
-                raise InputError(_unquoted(doc.str(child) if doc.is_scalar(child) else None, key, where), res.ref,
+                raise InputError(_unquoted(doc.scalar(child) if doc.is_scalar(child) else None, key, where), res.ref,
                                  f"{path}[{key}]")
             known = OWN_KEYS[where]
             if key not in known and not (template is not None and key == OPT_IN):  # misplaced() says that one
