@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)

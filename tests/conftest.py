@@ -12,8 +12,9 @@ from hypothesis import settings
 from tooling import PLUGIN_PATH, env_with, write_krmfn
 from tooling import run as run_tool
 
-from krmfn.cli.guard import exit_code as _exit_code
+from krmfn.cli.guard import FAILED, OK
 from krmfn.core.run.function import Outcome, run_resource_list
+from krmfn.results import has_errors
 
 # Random tests are seeded (the same examples every run), so that a red run is a change's doing;
 # KRMFN_RANDOM=1 searches afresh. The fuzz tests keep their own profiles.
@@ -32,7 +33,7 @@ def resource_list(items: str, function_config: str | None = None) -> str:
 
 def exit_code(outcome: object) -> int:
     """The exit code the shell gives a run's outcome (the core has none of its own)."""
-    return _exit_code(outcome.results)  # type: ignore[attr-defined]
+    return FAILED if has_errors(outcome.results) else OK  # type: ignore[attr-defined]
 
 
 def run(text: str) -> Outcome:

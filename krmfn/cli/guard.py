@@ -10,18 +10,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from krmfn.results import NOTHING_RENAMED, ConfigError, GcError, KrmfnError, Result, has_errors
+from krmfn.results import NOTHING_RENAMED, ConfigError, GcError, KrmfnError, Result
 
 OK = 0  # success
 FAILED = 1  # the function reported an error result (nothing was written); gc: a deletion failed
 USAGE = 2  # bad arguments, options, files or live state, nothing piped in; or an internal error
 PREFIX = "krmfn"  # of every stderr line, in every mode
 _ONE_LINE = str.maketrans({"\n": "\\n", "\r": "\\r"})  # a message is one line, whatever it holds
-
-
-def exit_code(results: list[Result]) -> int:
-    """A run's exit code, from its results alone."""
-    return FAILED if has_errors(results) else OK
 
 
 def report(results: list[Result], verbose: bool) -> None:

@@ -77,14 +77,10 @@ _CONTROLS = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20)) + 
 _CONTROL = re.compile(b"[" + re.escape(_CONTROLS) + b"]")
 _NODE_CHARS = b"\n,[{-?"  # each node of a YAML text needs at least one of these before it
 _FLOW_CHARS = b"[{]}"
-_KEEP = _NODE_CHARS + b"]}&" + _CONTROLS + b"\xc2\xe2"  # lead bytes of NEL, LS and PS (below)
+_KEEP = _NODE_CHARS + b"]}&" + _CONTROLS
 _DELETE_ALL_BUT_KEEP = bytes(c for c in range(256) if c not in _KEEP)
 _ONLY_NODES = bytes(c for c in _KEEP if c not in _NODE_CHARS)
-_ONLY_CONTROLS = _NODE_CHARS + b"]}&\xc2\xe2"
-# Line breaks to YAML 1.1 readers (libyaml; kubectl's and kustomize's go-yaml, ported from it),
-# not to YAML 1.2 ones: the two read the same text as different values.
-_YAML11_BREAKS = ((b"\xc2\x85", "U+0085 (NEXT LINE)", "\\N"), (b"\xe2\x80\xa8", "U+2028 (LINE SEPARATOR)", "\\u2028"),
-                  (b"\xe2\x80\xa9", "U+2029 (PARAGRAPH SEPARATOR)", "\\u2029"))
+_ONLY_CONTROLS = _NODE_CHARS + b"]}&"
 _ONLY_FLOW = bytes(c for c in _KEEP if c not in _FLOW_CHARS)
 _FLOW_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as signed bytes
 # Block indicators on one line (``- - - a``) nest without indentation. A run this long is looked

@@ -10,69 +10,17 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
 
 # Characters a double-quoted scalar must escape to mean the same to YAML 1.1 and 1.2 readers.
 _MUST_ESCAPE_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"
 
-# The three patterns below take a millisecond each to compile, and a small run (one item)
-# often needs none of them: each is compiled on first use.
-
-
-class Lazy:
-    """A pattern compiled the first time one of its methods (``search``, ``match``, ...) is used.
-
-    Why: Python compiles a pattern in Python code, half a million instructions each, and most
-    runs need few of the patterns the YAML layer holds (the misread detectors, the flow
-    tokenizer, the decoders): declared as Lazy, they cost nothing until used.
-    """
-
-    __slots__ = ("_compiled", "_flags", "_pattern")
-
-    def __init__(self, pattern: str | bytes, flags: int = 0):
-        self._pattern = pattern
-        self._flags = flags
-        self._compiled: re.Pattern[Any] | None = None
-
-    def compiled(self) -> re.Pattern[Any]:
-        if self._compiled is None:
-            self._compiled = re.compile(self._pattern, self._flags)
-        return self._compiled
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.compiled(), name)
-
-
-_INDENTATION_INDICATOR = Lazy(rb"[|>][-+]?[1-9]")
-_DIGITS = b"123456789"
-
-
-def has_indentation_indicator(data: bytes | bytearray) -> bool:
-    """Whether a block scalar header may carry an indentation indicator (``|2``, ``>-4``): byte
-    searches where ``|`` and ``>`` are few, so that one small item compiles no pattern."""
-    if data.find(b"|") < 0 and data.find(b">") < 0:
-        return False
-    if data.count(b"|") + data.count(b">") > 64:
-        return _INDENTATION_INDICATOR.search(data) is not None
-    for mark in (b"|", b">"):
-        at = data.find(mark)
-        while at >= 0:
-            after = data[at + 1:at + 3]
-            if after[:1] and (after[:1] in _DIGITS or (after[:1] in b"-+" and after[1:2] and after[1:2] in _DIGITS)):
-                return True
-            at = data.find(mark, at + 1)
-    return False
-
-
-
-@functools.cache
-def must_escape() -> re.Pattern[str]:
-    return re.compile(f"[{_MUST_ESCAPE_CHARS}]")
+# The two patterns below take a millisecond each to compile, and a small run (one item)
+# often needs neither: each is compiled on first use.
 
 
 @functools.cache
 def _dquote_special() -> re.Pattern[str]:
-    """What dquote rewrites: the characters of must_escape, and the quote, backslash, newline and tab."""
+    """What dquote rewrites: the characters YAML must escape, and the quote, backslash, newline and tab."""
     return re.compile(f'[{_MUST_ESCAPE_CHARS}"\\\\\n\t]')
 
 

@@ -408,11 +408,6 @@ class Doc:
             self._bytes_at = ByteOffsets(self.text)
         return self._bytes_at(index)
 
-    def span(self, node: Node) -> tuple[int, int]:
-        """Where the node's own text is, in bytes: for a block map or list, its first to its last
-        character of content (the trailing comments and blank lines before the next node excluded)."""
-        return self.at(self.start[node]), self.at(self.content_end(node))
-
     def content_end(self, node: Node) -> int:
         """The character offset after the node's last character of content."""
         kind = self.kind[node]
@@ -431,70 +426,17 @@ class Doc:
     def _block_scalar_end(self, node: Node) -> int:
         return block_scalar_end(self.text, self.start[node], self.end[node])
 
-    def key_span(self, node: Node) -> tuple[int, int] | None:
-        """Where a map entry's key is written (its quotes included), in bytes."""
-        k = self.kstart[node]
-        if k < 0:
-            return None
-        return self.at(k), self.at(self._key_end(node))
-
-    def _key_end(self, node: Node) -> int:
-        text, k = self.text, self.kstart[node]
-        ch = text[k]
-        if ch == '"':
-            pos = k + 1
-            while True:
-                pos = text.index('"', pos)
-                backslashes = len(text[k + 1:pos]) - len(text[k + 1:pos].rstrip("\\"))
-                if backslashes % 2 == 0:
-                    return pos + 1
-                pos += 1
-        if ch == "'":
-            pos = k + 1
-            while True:
-                pos = text.index("'", pos)
-                if text[pos + 1:pos + 2] != "'":
-                    return pos + 1
-                pos += 2
-        if ch == "*":  # an alias as a key
-            pos = k + 1
-            while pos < len(text) and text[pos] not in " \t\n,[]{}":
-                pos += 1
-            return pos
-        key = self.kname[node] or ""
-        if text.startswith(key, k):
-            return k + len(key)
-        pos = k  # a plain key with a tag, or folded over lines: up to its colon
-        while pos < len(text) and not (text[pos] == ":" and text[pos + 1:pos + 2] in (" ", "\n", "\t", "")):
-            pos += 1
-        return pos
-
     def offset(self, node: Node) -> int | None:
         """Where a scalar's text starts, in bytes (its opening quote included)."""
         if self.kind[node] not in (SCALAR, ALIAS):
             return None
         return self.at(self.start[node])
 
-    def key_offset(self, node: Node) -> int | None:
-        k = self.kstart[node]
-        return None if k < 0 else self.at(k)
-
-    def line_col(self, node: Node) -> tuple[int, int]:
-        """1-based line and column where a node starts."""
-        pos = self.start[node]
-        return self.text.count("\n", 0, pos) + 1, pos - self.text.rfind("\n", 0, pos)
-
     def column(self, index: int) -> int:
         """The 0-based column of a character offset."""
         return index - self.text.rfind("\n", 0, index) - 1
 
     # --- navigation -------------------------------------------------------------------
-
-    @property
-    def root(self) -> Node:
-        """The document of a one-document text, else the stream (whose children are the documents)."""
-        kids = self.kids[0] or []
-        return kids[0] if len(kids) == 1 else Node(0)
 
     def documents(self) -> list[Node]:
         """The documents that hold something: one id per ``---`` section (empty ones left out)."""
@@ -577,33 +519,9 @@ class Doc:
                     seen.add(k)
                     yield k, child
 
-    def first_child(self, node: Node) -> Node:
-        kids = self.kids[node]
-        return kids[0] if kids else NONE
-
-    def last_child(self, node: Node) -> Node:
-        kids = self.kids[node]
-        return kids[-1] if kids else NONE
-
-    def has_key(self, node: Node) -> bool:
-        """Whether the node is a map entry (it has a key), not a list entry or a document."""
-        return self.kname[node] is not None
-
-    def is_key_quoted(self, node: Node) -> bool:
-        return not self.kplain[node]
-
-    def has_anchor(self, node: Node) -> bool:
-        return self.anchor[node] is not None
-
-    def is_stream(self, node: Node) -> bool:
-        return self.kind[node] == STREAM
-
     def is_block(self, node: Node) -> bool:
         """A map or list written in block style (not ``{...}`` or ``[...]``)."""
         return self.kind[node] in (MAP, SEQ) and not self.style[node]
-
-    def is_flow(self, node: Node) -> bool:
-        return self.kind[node] in (MAP, SEQ) and bool(self.style[node])
 
     def is_plain(self, node: Node) -> bool:
         """A scalar written without quotes (not a ``|``/``>`` block, not an alias)."""
@@ -748,16 +666,6 @@ class Doc:
             node = up
         return "".join(reversed(steps)).lstrip(".")
 
-    def steps_of(self, node: Node, top: Node) -> tuple[str | int, ...]:
-        """The path from ``top`` to ``node`` as keys and list positions."""
-        steps: list[str | int] = []
-        parent = self.up
-        while node != top and node > 0:
-            up = parent[node]
-            steps.append((self.kids[up] or []).index(node) if self.kind[up] == SEQ else self.kname[node] or "")
-            node = up
-        return tuple(reversed(steps))
-
     def aliases_of(self, target: Node) -> list[Node]:
         """Every alias that names ``target``."""
         return [a for a, t in self.alias_of.items() if t == target]
@@ -775,12 +683,7 @@ class Doc:
         return None
 
 
-def line_col(data: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column of a byte offset."""
-    return data.count(b"\n", 0, offset) + 1, offset - data.rfind(b"\n", 0, offset)
-
-
-__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Node", "Unreadable", "YamlError", "line_col"]
+__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Node", "Unreadable", "YamlError"]
 
 
 def parse_item(source: bytes) -> tuple[Doc, Node]:

@@ -10,7 +10,6 @@ from krmfn.core.references.table import (
     POD_SPEC_KINDS,
     Entry,
     Shape,
-    builtin_specs,
     pod_spec_paths,
     table_specs,
 )
@@ -40,11 +39,11 @@ def test_adding_a_kind_is_adding_a_row():
     rows = (Entry("Example", "example.com", "Widget", "spec", shape),
             Entry("Example", "example.com", "Widget", path="spec/configName", when=(Has("type", "configmap"),)))
     specs = table_specs(rows)
-    assert {s.path_text for s in specs if s.refers_to == "ConfigMap"} == {
+    assert {join_path(s.path) for s in specs if s.refers_to == "ConfigMap"} == {
         "spec/workers/env/valueFrom/configMapKeyRef/name", "spec/workers/envFrom/configMapRef/name",
         "spec/mounts/configMap/name", "spec/mounts/projected/sources/configMap/name", "spec/configName"}
     # A shape names every renamed kind: the same workers and mounts hold Secret references.
-    secret_paths = {s.path_text for s in specs if s.refers_to == "Secret"}
+    secret_paths = {join_path(s.path) for s in specs if s.refers_to == "Secret"}
     assert {"spec/workers/envFrom/secretRef/name", "spec/mounts/secret/secretName",
             "spec/imagePullSecrets/name"} <= secret_paths
     specs = tuple(s for s in specs if s.refers_to == "ConfigMap")
@@ -61,9 +60,9 @@ spec:
     assert found == ["a", "b", "c"]
 
 
-def test_builtin_specs_are_the_kubernetes_pod_spec_kinds_and_the_table_has_more():
-    assert {s.kind for s in builtin_specs()} == {k for _, k, _ in POD_SPEC_KINDS}
-    assert set(builtin_specs()) <= set(table_specs())
+def test_the_table_has_the_kubernetes_pod_spec_kinds_and_more():
+    for group, kind, prefix in POD_SPEC_KINDS:
+        assert {FieldSpec(kind, split_path(p), group) for p in pod_spec_paths(prefix)} <= set(table_specs())
     kinds = {s.kind for s in table_specs()}
     for kind in ("Rollout", "Workflow", "CronWorkflow", "HelmRelease", "Prometheus", "ScaledJob", "CloneSet", "Node",
                  "Role", "ClusterRole", "Ingress"):
@@ -172,7 +171,7 @@ spec:
   containers:
   - envFrom: [{configMapRef: {name: *cm}}, {configMapRef: {name: a}}]
 """)
-    trie = ReferenceTable.of(builtin_specs()).trie_for("v1", "Pod")
+    trie = ReferenceTable.builtin().trie_for("v1", "Pod")
     found = [n for n, _, _ in find(doc, node, trie)]
     assert found == sorted(found)
     assert sorted(doc.scalar(n) for n in found) == ["a", "z", "z"]

@@ -14,9 +14,9 @@ from krmfn.yaml.tree import Doc, YamlError
 ])
 def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
     doc = Doc.parse(bytearray(text))
-    node = doc.get(doc.root, key.decode())
+    node = doc.get(doc.documents()[0], key.decode())
     assert doc.offset(node) == value_at
-    assert text[doc.key_offset(node):].startswith(key)
+    assert text[doc.at(doc.kstart[node]):].startswith(key)
 
 
 @pytest.mark.parametrize("text,duplicate", [(b"a: 1\nb: 2\n", False), (b"a: 1\na: 2\n", True),
@@ -24,7 +24,7 @@ def test_offsets_point_at_the_text_in_the_source(text, key, value_at):
                                             (b'? "\\x01"\n: 1\n? "\\u0001"\n: 2\n', True), (b"{}", False)])
 def test_duplicate_keys_are_found_however_they_are_written(text, duplicate):
     doc = Doc.parse(bytearray(text))
-    assert doc.has_duplicate_keys(doc.root) is duplicate
+    assert doc.has_duplicate_keys(doc.documents()[0]) is duplicate
 
 
 def test_a_byte_order_mark_is_not_content():
@@ -33,9 +33,9 @@ def test_a_byte_order_mark_is_not_content():
     text = b"a: 1\nb:\n- c: 1\n  d: 2\n"
     for data in (b"\xef\xbb\xbf" + text, bytearray(b"\xef\xbb\xbf" + text)):
         doc = Doc.parse(data)
-        assert to_data(doc, doc.root) == {"a": "1", "b": [{"c": "1", "d": "2"}]}
+        assert to_data(doc, doc.documents()[0]) == {"a": "1", "b": [{"c": "1", "d": "2"}]}
 
 
 def test_three_tags_in_a_block_scalar_are_text():
     doc = Doc.parse(b"x: |\n  !t\n  !a !b !c\n")
-    assert to_data(doc, doc.root) == {"x": "!t\n!a !b !c\n"}
+    assert to_data(doc, doc.documents()[0]) == {"x": "!t\n!a !b !c\n"}

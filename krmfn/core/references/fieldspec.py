@@ -58,10 +58,6 @@ class FieldSpec:
     refers_to: str = "ConfigMap"  # the renamed kind the path names (core.references.kinds)
 
     @property
-    def path_text(self) -> str:
-        return join_path(self.path)
-
-    @property
     def plain(self) -> bool:
         """No attribute to check or apply: found by the fast path of :func:`find`."""
         return not (self.when or self.namespace_from or self.qualified)

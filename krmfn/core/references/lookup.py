@@ -22,12 +22,6 @@ CLUSTER_SCOPED = frozenset({"Node", "ClusterRole", "ClusterWorkflowTemplate", "N
                             "PersistentVolume", "ClusterTriggerAuthentication"})
 
 
-def same_namespace(a: str, b: str, empty: str = "default") -> bool:
-    """kustomize's rule: an empty namespace and ``default`` are the same (``empty``: what an empty
-    one means in this render)."""
-    return (a or empty) == (b or empty)
-
-
 @dataclass(repr=False, eq=False)
 class Index:
     """Objects of the renamed kinds in the input, by the names a reference may use for them."""

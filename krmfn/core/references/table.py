@@ -251,12 +251,6 @@ def pod_spec_paths(prefix: str, refers_to: str = "ConfigMap") -> list[str]:
     return POD_SPEC.paths(prefix, refers_to)
 
 
-def builtin_specs() -> tuple[FieldSpec, ...]:
-    """Kubernetes' own pod-spec kinds (what ``krmfn gc`` reads); :func:`table_specs` is everything."""
-    return tuple(FieldSpec(kind, split_path(p), group)
-                 for group, kind, prefix in POD_SPEC_KINDS for p in pod_spec_paths(prefix))
-
-
 def table_specs(entries: Iterable[Entry] = BUILTIN) -> tuple[FieldSpec, ...]:
     """Every field spec of the built-in table: what the rewrite knows without configuration."""
     return tuple(spec for entry in entries for spec in entry.specs())

@@ -15,9 +15,6 @@ from krmfn.krm.resource import Resource
 from krmfn.results import Result
 
 _IGNORE_BYTES = IGNORE.encode()
-# Every class of warning a user may silence, as Result.topic names it (docs/audit.md).
-CLASSES = ("leftover-name", "unplaced-reference", "roll-path", "immutable", "rotation", "reloader-auto",
-           "unreferenced", "rollout", "namespace")
 
 
 def silenced(results: list[Result], resources: list[Resource], renamed: dict[int, str] | None = None) -> list[Result]:
@@ -44,4 +41,4 @@ def silenced(results: list[Result], resources: list[Resource], renamed: dict[int
     return out
 
 
-__all__ = ["CLASSES", "IGNORE", "silenced"]
+__all__ = ["IGNORE", "silenced"]
