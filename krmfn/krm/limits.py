@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from krmfn.krm.envelope import ResourceList, hint
 from krmfn.results import InputError, ResourceRef, Result
-from krmfn.yaml.encoding import first_bad_byte, wide_encoding
+from krmfn.yaml.encoding import BOMS, CONTROL, CONTROLS, first_bad_byte, wide_encoding
 from krmfn.yaml.measure import alias_growth, too_deep
 from krmfn.yaml.tree import Doc, Node, YamlError, parse_item
 
@@ -72,12 +72,9 @@ def _mib(n: int) -> str:
 
 # --- before parsing -------------------------------------------------------------------------
 
-# Raw control characters YAML does not allow (tab, LF and CR are allowed).
-_CONTROLS = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20)) + b"\x7f"
-_CONTROL = re.compile(b"[" + re.escape(_CONTROLS) + b"]")
 _NODE_CHARS = b"\n,[{-?"  # each node of a YAML text needs at least one of these before it
 _FLOW_CHARS = b"[{]}"
-_KEEP = _NODE_CHARS + b"]}&" + _CONTROLS
+_KEEP = _NODE_CHARS + b"]}&" + CONTROLS  # and the control characters YAML does not allow
 _DELETE_ALL_BUT_KEEP = bytes(c for c in range(256) if c not in _KEEP)
 _ONLY_NODES = bytes(c for c in _KEEP if c not in _NODE_CHARS)
 _ONLY_CONTROLS = _NODE_CHARS + b"]}&"
@@ -87,8 +84,6 @@ _FLOW_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 / -1 as signed
 # for (a long needle is fast to find; ``? `` cannot nest, as krmfn refuses container keys).
 COMPACT_RUN = 16
 _COMPACT_NEEDLE = b"- " * COMPACT_RUN
-_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-         (b"\xfe\xff", "UTF-16"))
 
 
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
@@ -144,13 +139,13 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
         size = "over the limit" if len(data) == limits.max_input_bytes + 1 else f"{_mib(len(data))}, over the limit"
         raise InputError(f"the input is {size} of {_mib(limits.max_input_bytes)}; "
                      "if this is expected, raise the limit with --max-input-size")
-    for bom, name in _BOMS:
+    for bom, name in BOMS:
         if data.startswith(bom):
             raise InputError(f"the input is {name} text (it starts with a {name} byte order mark); krmfn reads "
                          f"UTF-8: convert it first, e.g. iconv -f {name} -t UTF-8")
     kept = data.translate(None, _DELETE_ALL_BUT_KEEP)
     if kept.translate(None, _ONLY_CONTROLS):
-        offset = _CONTROL.search(data).start()  # type: ignore[union-attr]
+        offset = CONTROL.search(data).start()  # type: ignore[union-attr]
         zero = data.find(b"\x00")
         # Text has no zero bytes: wide text, or not text at all. One stray NUL in UTF-8 text is a
         # control character like the others (to remove, or escape).

@@ -14,9 +14,10 @@ from krmfn.results import InputError
 BOM = b"\xef\xbb\xbf"
 BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
         (b"\xfe\xff", "UTF-16"))
-# Raw control characters YAML does not allow (tab, LF and CR are allowed).
+# Raw control characters YAML does not allow (tab, LF and CR are allowed); krm.limits looks for
+# them too, before parsing.
 CONTROLS = bytes(range(0x00, 0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20)) + b"\x7f"
-_CONTROL = re.compile(b"[" + re.escape(CONTROLS) + b"]")
+CONTROL = re.compile(b"[" + re.escape(CONTROLS) + b"]")
 _SAMPLE = 512  # bytes looked at to tell UTF-16 or UTF-32 text from binary data
 
 
@@ -75,7 +76,7 @@ def not_text(data: bytes) -> str | None:
     if bad is not None:
         line = data.count(b"\n", 0, bad) + 1
         return f"not UTF-8 text (line {line} holds the byte 0x{data[bad]:02x})"
-    control = _CONTROL.search(data)
+    control = CONTROL.search(data)
     if control is not None:
         line = data.count(b"\n", 0, control.start()) + 1
         return f"not YAML text (line {line} holds the control character U+{data[control.start()]:04X})"

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from krmfn.core.references.table import CONTAINER_LISTS
 from krmfn.results import ResourceRef, Result
 from krmfn.yaml.tree import Doc, Node
 
 CHECKSUM = "checksum/"
-CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
 @dataclass(frozen=True, slots=True)
