@@ -133,7 +133,7 @@ def test_no_sentence_is_copied_from_one_page_to_another() -> None:
 
 def test_no_page_or_source_cites_a_file_outside_the_repository() -> None:
     """A reader has the repository: a page, a docstring or a comment cites what is in it, or a public source."""
-    sources = [p for d in ("krmfn", "tests", "benchmarks", "examples") for p in (REPO / d).rglob("*")
+    sources = [p for d in ("krmfn", "tests", "benchmarks", "examples", "tools") for p in (REPO / d).rglob("*")
                if p.suffix in (".py", ".md", ".yaml", ".sh") and "__pycache__" not in p.parts
                and p.name != "test_pages.py"]  # this file names what it looks for
     for page in [*PAGES, REPO / "ARCHITECTURE.md", *sources]:
@@ -142,7 +142,7 @@ def test_no_page_or_source_cites_a_file_outside_the_repository() -> None:
             assert bad not in text, f"{page.relative_to(REPO)} cites {bad!r}, which is not in the repository"
 
 
-REPO_PATH = re.compile(r"`((?:tests|examples|krmfn|docs|benchmarks|\.ci)/[\w./-]*)`")
+REPO_PATH = re.compile(r"`((?:tests|examples|krmfn|docs|benchmarks|tools|\.ci)/[\w./-]*)`")
 
 
 @pytest.mark.parametrize("page", [*PAGES, REPO / "ARCHITECTURE.md"], ids=lambda p: p.name)

@@ -2,7 +2,7 @@
 
 Rows are a kind, and either a *shape* (a pod spec, an Argo workflow spec) at a path, or one
 field with declarative conditions. Adding a kind is adding a row; the README's table is
-generated from the same rows (``python -m krmfn.core.table_docs``).
+generated from the same rows (``python tools/reference_table.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The README's table of every kind and path covered, rendered from the reference table's data.
+"""The table of every kind and path covered (docs/references.md), rendered from the reference table's data.
 
-Why generated: the README and :data:`krmfn.core.references.table.BUILTIN` cannot drift apart; a test compares
-them. Print it with ``python -m krmfn.core.table_docs``.
+Why generated: the page and :data:`krmfn.core.references.table.BUILTIN` cannot drift apart; a test compares
+them. Print it with ``python tools/reference_table.py``. A developer's tool: it prints, so it stays
+out of krmfn's pure core, and out of the package.
 """
 
 from __future__ import annotations
