@@ -109,8 +109,7 @@ def _may_nest(text: bytes, flow: int, limit: int) -> bool:
     with no line indented ``room`` columns, no run of COMPACT_RUN indicators and flow depth
     ``flow`` cannot be too deep. Block scalars and brackets in strings only make the bound
     looser: a text that fails it is checked exactly after parsing. (Runs of ``- `` with wider
-    spacing, or brackets in strings that close what they did not open, can slip through; the
-    writer still refuses such an object if krmfn has to rewrite it, see Doc.emit.)
+    spacing, or brackets in strings that close what they did not open, can slip through.)
     """
     room = limit - flow - 2 * (COMPACT_RUN - 1)
     if room <= 1:

@@ -172,14 +172,14 @@ def test_any_bytes_get_an_answer(data):
 @example(GOOD.replace(b"items:\n", b"items:\n- *x\n"))
 @example(GOOD.replace(b"info", b"&a info") + b"functionConfig: *a\n")
 # Found by fuzzing (each also a file in tests/bad_input/regressions/):
-@example(b'"|_\\es"!')  # atheris: rapidyaml gives a double-quoted scalar no text (TypeError)
+@example(b'"|_\\es"!')  # atheris: the parser before libyaml gave this scalar no text (TypeError)
 @example(GOOD.replace(b"name: app-config", b"name:"))  # a null name or kind (TypeError)
 @example(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n  - apiVersion: v1\n: ConfigMap\n")
 @example(b" ---\n" + GOOD)  # text before the envelope was dropped by the split: invalid YAML accepted
-@example(GOOD.replace(b"data:\n", b"x:\n  - \r- - - y\n  data:\n"))  # a lone CR: rapidyaml took no line break
+@example(GOOD.replace(b"data:\n", b"x:\n  - \r- - - y\n  data:\n"))  # a lone CR: the parser before libyaml took no line break
 @example(GOOD.replace(b"  data:\n", b"  x:\n    ? 'a\r\n\r\n     b'\r\n    : null\n  data:\n"))  # key spans lines
 @example(GOOD.replace(b'"true"\n', b'"true"\n      krmfn.dev/- content-hash: "false"\n', 1))  # results' names differed
-@example(b"\xef\xbb\xbf" + GOOD)  # the BOM kept on the output: rapidyaml misread the block list after it
+@example(b"\xef\xbb\xbf" + GOOD)  # the BOM kept on the output: the parser before libyaml misread the list after it
 @example(b"%YAML 1.2\n" + b"%YAML 1.2\n---\n" + GOOD)
 @example(b"%YAML - 1.2\n---\n" + GOOD)  # a malformed directive passed through  # two directives passed through: output unreadable
 def test_mutated_resource_lists_get_an_answer(data):

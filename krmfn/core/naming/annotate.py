@@ -4,9 +4,9 @@ The annotation goes where the controller watches, ``spec.template.metadata.annot
 CronJob's job template's pod template, as core.references.table's ``template_metadata`` finds it), so
 that a new value is a new pod template. It is written as an edit of the referrer's own text,
 every other byte kept: the value replaced in place, or the key added as the first entry of
-its map, with ``annotations:`` and ``metadata:`` maps added where the template has none.
-Only a template whose text is not plain block YAML (flow maps, ``annotations: {}``, anchors)
-is re-emitted from its tree. A second run reads the same value and changes nothing.
+its map, with ``annotations:`` and ``metadata:`` maps added where the template has none, in
+block or flow style alike (yaml.textedit); nothing is written from a tree. A second run reads
+the same value and changes nothing.
 
 Only runs with a stable-name object reach this module: the referrer is parsed again here
 (its tree was dropped in the scan), which costs those runs alone.

@@ -28,7 +28,7 @@ _SUFFIXED = re.compile(rf"^(.+)-{hashing.suffix_pattern('kustomize')}$")
 
 @dataclass(frozen=True)
 class Rename:
-    """The Job's ``metadata.name`` scalar and its new text (spliced, or set on re-emit)."""
+    """The Job's ``metadata.name`` scalar and its new text, spliced at ``offset``."""
 
     node: Node
     offset: int | None
