@@ -43,6 +43,9 @@ _NON_STRING_PLAIN = (
     )$"""
 )
 
+# Plain scalars every YAML reader takes for null (tree, verify and split read them so).
+NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
 # The characters such a scalar can start with: others need no regular expression.
 _NON_STRING_FIRST = frozenset("~nNyYtTfFoO0123456789+-.")
 

@@ -29,7 +29,7 @@ from yaml.events import (
 )
 
 from krmfn.results import InputError
-from krmfn.yaml.scalars import go_timestamp, non_string_plain
+from krmfn.yaml.scalars import NULLS, go_timestamp, non_string_plain
 
 # A node of a Doc: a handle that only this package makes (Doc gives them out and takes them back);
 # the layers above hold and pass nodes, never make one from a number or compute with one
@@ -39,7 +39,6 @@ Node = NewType("Node", int)
 STREAM, SCALAR, MAP, SEQ, ALIAS = 0, 1, 2, 3, 4
 NONE = Node(-1)  # no node: a resource read without its tree, a stream's parent
 MERGE = "<<"
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _STR_TAGS = frozenset(("tag:yaml.org,2002:str", "!!str"))
 _NULL_TAGS = frozenset(("tag:yaml.org,2002:null", "!!null"))
 _BOM = "\ufeff"
@@ -555,7 +554,7 @@ class Doc:
         tag = self.tag[node]
         if tag is not None:
             return tag in _NULL_TAGS
-        return self.style[node] is None and self.val[node] in _NULLS
+        return self.style[node] is None and self.val[node] in NULLS
 
     def describe(self, node: Node) -> str:
         """What kind of YAML value this is, for error messages."""
@@ -609,7 +608,7 @@ class Doc:
         text = self.val[node]
         if self.style[node] is not None:
             return text
-        if text in _NULLS or non_string_plain(text):  # type: ignore[arg-type]
+        if text in NULLS or non_string_plain(text):  # type: ignore[arg-type]
             return None
         return text
 
@@ -617,7 +616,7 @@ class Doc:
         """Whether the key of map entry ``node`` is text to every reader: not a plain ``true``,
         ``~``, ``1e3`` or ``0800``."""
         key = self.kname[node]
-        return key is not None and not (self.kplain[node] and (key in _NULLS or non_string_plain(key)))
+        return key is not None and not (self.kplain[node] and (key in NULLS or non_string_plain(key)))
 
     def plain_timestamp(self, node: Node) -> bool:
         """Whether scalar ``node`` is plain text that go-yaml v3 (kustomize) reads as a timestamp."""

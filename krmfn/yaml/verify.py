@@ -24,11 +24,9 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from krmfn.yaml.scalars import non_string_plain
+from krmfn.yaml.scalars import NULLS, non_string_plain
 from krmfn.yaml.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
 from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, Node, YamlError, _error, as_read, parse_item
-
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 
 Row = tuple  # (depth, kind, key, value, tag, anchor)
 
@@ -37,7 +35,7 @@ def _meaning(value: str | None, plain: bool) -> object:
     """A scalar's value as its type reads it: a plain ``true``, ``12`` or ``null`` is not a string."""
     if value is None or not plain:
         return value
-    if value in _NULLS or non_string_plain(value):
+    if value in NULLS or non_string_plain(value):
         return ("!", value)
     return value
 
@@ -266,7 +264,7 @@ def difference(source: bytes, changes: list[Change], new_text: bytes, meaning: b
 def _is_null_document(row: Row) -> bool:
     depth, kind, _, value, tag, _ = row
     return depth == 1 and kind == SCALAR and (tag == "tag:yaml.org,2002:null" or
-                                              (tag is None and isinstance(value, tuple) and value[1] in _NULLS))
+                                              (tag is None and isinstance(value, tuple) and value[1] in NULLS))
 
 
 def frame_difference(data: bytes, ranges: list[tuple[int, int]], cuts: list[tuple[int, int, bytes]],

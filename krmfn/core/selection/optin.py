@@ -15,13 +15,13 @@ after the objects it names.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from krmfn.core.config import Config
 from krmfn.core.naming.retention import FAMILY, IGNORE_WARNINGS, OPT_IN, ORIGINAL_NAME
 from krmfn.core.naming.strategy import CONFIG_HASH, STRATEGY
 from krmfn.core.references.kinds import REFERENCE_KINDS, RenamedKind
+from krmfn.core.selection.selector import DNS_SUBDOMAIN
 from krmfn.krm.resource import Resource
 from krmfn.results import InputError, ResourceRef, Result
 
@@ -65,9 +65,6 @@ OWN_KEYS: dict[str, tuple[str, ...]] = {
     "metadata.labels": (FAMILY,),
     "the pod template's annotations": (CONFIG_HASH,),
 }
-
-# A name Kubernetes accepts for a ConfigMap or Secret (a DNS subdomain).
-_OBJECT_NAME = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
 
 
 @dataclass(frozen=True)
@@ -150,7 +147,7 @@ def read_marks(res: Resource, config: Config) -> list[Mark]:
 
 
 def valid_name(name: str) -> bool:
-    return len(name) <= 253 and _OBJECT_NAME.fullmatch(name) is not None
+    return len(name) <= 253 and DNS_SUBDOMAIN.fullmatch(name) is not None
 
 
 def misplaced(template_annotations: dict[str, str], config: Config) -> list[str]:

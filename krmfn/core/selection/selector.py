@@ -26,7 +26,9 @@ _TWO_CHAR = frozenset(("!=", "=="))
 END = ""  # the token after the last one (a literal no other token has)
 # apimachinery's label key and value rules (pkg/api/validate/content: IsLabelKey, IsLabelValue).
 _NAME = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
+# A DNS subdomain (RFC 1123): the name Kubernetes accepts for most objects, a ConfigMap or Secret among them
+# (its 253-character limit is checked apart).
+DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # Go's strconv.ParseInt(s, 10, 64), before its range check
 _INT64 = 1 << 63
 EXAMPLE = "write terms like app=web, tier in (a,b), !legacy, joined by commas"
@@ -220,7 +222,7 @@ def _check_key(key: str) -> None:
     if len(parts) > 2:
         raise _Refused(f"the key {key!r} holds more than one '/'")
     name = parts[-1]
-    if len(parts) == 2 and (len(parts[0]) > 253 or not _DNS_SUBDOMAIN.fullmatch(parts[0])):
+    if len(parts) == 2 and (len(parts[0]) > 253 or not DNS_SUBDOMAIN.fullmatch(parts[0])):
         raise _Refused(f"the prefix of the key {key!r} is not a DNS subdomain (lower-case letters, digits, '-', '.')")
     if len(name) > 63 or not _NAME.fullmatch(name):
         raise _Refused(f"the key {key!r} is not a label key (at most 63 letters, digits, '-', '_' or '.', "
