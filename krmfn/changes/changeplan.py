@@ -286,7 +286,7 @@ def _text(doc: Doc, node: Node | None) -> str | None:
     if node is None:
         return None
     node = doc.resolve(node)
-    return None if not doc.is_scalar(node) or doc.is_null(node) else doc.str(node)
+    return None if not doc.is_scalar(node) or doc.is_null(node) else doc.scalar(node)
 
 
 def _pod_order(steps: tuple[str | int, ...]) -> tuple[tuple[int, int], ...]:
@@ -338,10 +338,10 @@ def reads_of(obj: Obj, table: ReferenceTable) -> dict[tuple[str, str], set[str]]
         how = KEYS_READ.get(steps[-2]) if len(steps) > 1 and isinstance(steps[-2], str) else None
         parent = doc.parent(node)
         for key in _keys_read(doc, parent, how) if how is not None and parent is not None else [None]:
-            _read(reads, kind, doc.str(node), key)
+            _read(reads, kind, doc.scalar(node), key)
     for node, kind, _ in elsewhere:
-        if (kind, doc.str(node)) not in reads:
-            _read(reads, kind, doc.str(node), None)
+        if (kind, doc.scalar(node)) not in reads:
+            _read(reads, kind, doc.scalar(node), None)
     return reads
 
 

@@ -51,7 +51,7 @@ def _is_resource_list(stream: ResourceList) -> bool:
         doc, node = parse_item(stream.sources[0])
     except YamlError:
         return False  # reading the stream's object says what is wrong, and where
-    return doc.is_map(node) and doc.str_at(node, b"kind") == "ResourceList"
+    return doc.is_map(node) and doc.scalar(doc.get(node, "kind")) == "ResourceList"
 
 
 def _read_resource_list(text: bytes, form: TextForm) -> ResourceList:

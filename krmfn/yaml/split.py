@@ -42,7 +42,7 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from krmfn.yaml.scalars import non_string_plain
+from krmfn.yaml.scalars import NULLS, non_string_plain
 from krmfn.yaml.tree import ByteOffsets, YamlError, _error, block_scalar_end
 
 
@@ -95,7 +95,6 @@ class Cut:
     top_end: int  # where the envelope map's content ends (a new ``results`` entry goes there)
     top_start: int  # where its first key is
     flow_top: bool  # the envelope is a flow map (JSON): results are written inside its braces
-    has_items: bool  # an ``items`` key holds a list
     envelope: bytes  # the envelope alone (items left out), for reading kind, apiVersion, functionConfig
     lists: list[tuple[int, str]] = field(default_factory=list)  # (first slot, kind) of each List read as its entries
     outer: list[int] = field(default_factory=list)  # each slot's entry of ``items`` (they differ past a List)
@@ -218,7 +217,7 @@ def join(cuts: list[Cut]) -> Cut:
         offset += len(c.data)
         data.append(c.data)
     joined = b"".join(data)
-    return Cut(joined, slots, None, len(joined), 0, False, False, b"", lists, outer, idents, windows, True,
+    return Cut(joined, slots, None, len(joined), 0, False, b"", lists, outer, idents, windows, True,
                documents, parts)
 
 
@@ -274,10 +273,9 @@ def _is_null(ev: object) -> bool:
     tag = ev.tag  # type: ignore[attr-defined]
     if tag == "tag:yaml.org,2002:null":
         return True
-    return tag is None and not ev.style and ev.value in _NULLS  # type: ignore[attr-defined]
+    return tag is None and not ev.style and ev.value in NULLS  # type: ignore[attr-defined]
 
 
-_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 
 
 class _NotAList(Exception):
@@ -297,7 +295,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
             error.document = _documents_begun(text)
         raise error from None
     except _NotAList:
-        return Cut(data, [], None, len(data), 0, False, False, data)
+        return Cut(data, [], None, len(data), 0, False, data)
     top_start, top_end, flow_top, results, seq, entries, documents = found
     to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else ByteOffsets(text)
     slots: list[tuple[int, int]] = []
@@ -318,7 +316,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
             windows.append(to_b(max(end, starts[number + 1])))
             outer.append(entry.document)
             idents.append(entry.ident if not entry.aliased else None)
-        return Cut(data, slots, None, len(data), 0, False, False, b"", lists, outer, idents, windows, True,
+        return Cut(data, slots, None, len(data), 0, False, b"", lists, outer, idents, windows, True,
                    documents)
     if seq is not None:
         prev = text.rfind("\n", 0, seq[0]) + 1 if not seq[1] else -1
@@ -341,7 +339,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
     if results is not None:
         a, b = results
         results_span = (to_b(a), to_b(b if flow_top else _line_end(text, b)))
-    return Cut(data, slots, results_span, to_b(top_end), to_b(top_start), flow_top, seq is not None, envelope,
+    return Cut(data, slots, results_span, to_b(top_end), to_b(top_start), flow_top, envelope,
                lists, outer, idents, [b for _, b in slots])
 
 

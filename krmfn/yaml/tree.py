@@ -665,6 +665,16 @@ class Doc:
             node = up
         return "".join(reversed(steps)).lstrip(".")
 
+    def steps_of(self, node: Node, top: Node) -> tuple[str | int, ...]:
+        """The path from ``top`` to ``node`` as keys and list positions."""
+        steps: list[str | int] = []
+        parent = self.up
+        while node != top and node > 0:
+            up = parent[node]
+            steps.append((self.kids[up] or []).index(node) if self.kind[up] == SEQ else self.kname[node] or "")
+            node = up
+        return tuple(reversed(steps))
+
     def aliases_of(self, target: Node) -> list[Node]:
         """Every alias that names ``target``."""
         return [a for a, t in self.alias_of.items() if t == target]

@@ -11,10 +11,14 @@ from krmfn.core.references.table import (
     Entry,
     Shape,
     pod_spec_paths,
-    table_specs,
 )
 from krmfn.core.references.walk import END, ReferenceTable, compile_trie, find
 from krmfn.yaml.tree import parse_item
+
+
+def table_specs(entries=BUILTIN) -> tuple:
+    """Every field spec of the table's rows, flat."""
+    return tuple(spec for entry in entries for spec in entry.specs())
 
 
 def parsed(text: str):

@@ -43,7 +43,7 @@ def test_a_resource_list_reads_its_items_lists_as_entries_and_its_function_confi
     assert len(rl.sources) == 3
     assert [rl.item_name(i) for i in range(3)] == ["item 0", "item 1, entry 0", "item 1, entry 1"]
     assert rl.function_config is not None
-    assert rl.envelope.str(rl.envelope.get(rl.function_config, "kind")) == "ConfigMap"
+    assert rl.envelope.scalar(rl.envelope.get(rl.function_config, "kind")) == "ConfigMap"
     assert rl.identity(0) == {"apiVersion": "v1", "kind": "ConfigMap", "metadata.name": "app-config"}
 
 
@@ -87,7 +87,7 @@ def test_streams_read_as_one_input_and_go_back_each_to_its_own_file():
              b"apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n---\n\n"]
     rl = read_streams(files, b"{names: [a]}", ["a.yaml", "b.yaml"], [TextForm(), TextForm()])
     assert [rl.item_name(i) for i in range(2)] == ["document 1 of a.yaml", "document 1 of b.yaml"]
-    assert rl.envelope.str(rl.envelope.get(rl.function_config, "names")) is None  # a list, read as the config
+    assert rl.envelope.scalar(rl.envelope.get(rl.function_config, "names")) is None  # a list, read as the config
     assert render_streams(rl, rl.sources) == files
 
 

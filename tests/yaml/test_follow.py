@@ -39,7 +39,7 @@ CONFIG_MAP_REFS = down("spec", "template", "spec", "containers", "envFrom", "con
 
 
 def found(doc: Doc, node, walk: Walk) -> list[tuple[str | None, object]]:
-    return [(doc.str(n), end) for n, end in follow(doc, node, walk)]
+    return [(doc.scalar(n), end) for n, end in follow(doc, node, walk)]
 
 
 def test_a_walk_crosses_lists_and_finds_every_name_in_document_order():

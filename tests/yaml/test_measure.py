@@ -11,7 +11,7 @@ def test_the_first_node_past_the_limit_is_the_one_named():
     # the item at level 1: a's map 2, b's map 3, c's list 4, d 5
     assert too_deep(doc, node, 1, 5) is None
     deep = too_deep(doc, node, 1, 4)
-    assert deep is not None and doc.str(deep) == "d"
+    assert deep is not None and doc.scalar(deep) == "d"
 
 
 def test_depth_counts_from_the_level_it_is_given():

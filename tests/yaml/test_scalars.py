@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from krmfn.yaml.scalars import dquote, go_timestamp, has_indentation_indicator, non_string_plain, plain_safe, scalar
+from krmfn.yaml.scalars import dquote, go_timestamp, non_string_plain, plain_safe, scalar
 
 
 @pytest.mark.parametrize("text", ["on", "yes", "No", "0777", "1e3", "0x1F", "~", "null", "true", ".inf", "-1"])
@@ -44,10 +44,3 @@ def test_booleans_and_numbers_are_written_as_yaml_reads_them():
                                              ("v2024-01-02", False)])
 def test_go_yaml_timestamps(text, taken):
     assert go_timestamp(text) is taken
-
-
-@pytest.mark.parametrize(("data", "has"), [(b"a: |2\n   x\n", True), (b"a: >-4\n", True), (b"a: |\n  x\n", False),
-                                           (b"a: |-\n  x\n", False), (b"cmd: a || b > 2\n", False),
-                                           (b"a: b\n", False), (b"x: |" * 40 + b"|+3\n", True)])
-def test_an_indentation_indicator_is_seen_with_or_without_the_pattern(data, has):
-    assert has_indentation_indicator(data) is has

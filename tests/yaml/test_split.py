@@ -95,7 +95,7 @@ def test_a_resource_list_block_item_starts_after_the_previous_one():
     assert RESOURCE_LIST[:c.slots[0][0]].endswith(b"items:\n# the config\n")  # a comment before the first stays
     assert first == b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data: {a: b}\n\n"
     assert second.startswith(b"- apiVersion: apps/v1\n") and second.endswith(b"    name: d\n")
-    assert c.has_items and not c.flow_top
+    assert not c.flow_top
 
 
 def test_the_envelope_is_the_list_without_its_items():
@@ -157,7 +157,7 @@ def test_a_plain_value_read_as_another_type_is_no_identity():
 @pytest.mark.parametrize("data", [b"- a\n- b\n", b"a: 1\n---\nb: 2\n", b"just text\n", b"kind: x\nitems: 3\n"])
 def test_what_is_not_one_map_with_an_items_list_is_left_to_the_envelope_check(data):
     c = cut(data)
-    assert c.slots == [] and c.envelope == data and not c.has_items
+    assert c.slots == [] and c.envelope == data
 
 
 def test_text_that_is_not_yaml_says_which_document_it_stopped_in():

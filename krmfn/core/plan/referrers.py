@@ -118,6 +118,6 @@ def _trapped(p: Planning, res: Resource, ref: Reference, found: list[tuple[Resou
 def _optional(res: Resource, ref: Reference) -> bool:
     doc = res.tree
     parent = doc.parent(ref.node)
-    return parent is not None and doc.str(doc.get(parent, "optional")) == "true"
+    return parent is not None and doc.scalar(doc.get(parent, "optional")) == "true"
 
 

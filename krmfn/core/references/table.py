@@ -7,7 +7,6 @@ generated from the same rows (``python tools/reference_table.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from krmfn.core.references.fieldspec import FieldSpec, Has, split_path
@@ -249,8 +248,3 @@ def template_metadata(api_version: str, kind: str) -> tuple[str, ...] | None:
 def pod_spec_paths(prefix: str, refers_to: str = "ConfigMap") -> list[str]:
     """Every path, below a pod spec at ``prefix``, that names an object of that renamed kind."""
     return POD_SPEC.paths(prefix, refers_to)
-
-
-def table_specs(entries: Iterable[Entry] = BUILTIN) -> tuple[FieldSpec, ...]:
-    """Every field spec of the built-in table: what the rewrite knows without configuration."""
-    return tuple(spec for entry in entries for spec in entry.specs())

@@ -34,6 +34,7 @@ from krmfn.core.selection.optin import (
     own_choice,
     read_marks,
 )
+from krmfn.core.selection.selector import DNS_SUBDOMAIN
 from krmfn.krm.envelope import ResourceList
 from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
@@ -43,8 +44,6 @@ from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.yaml.tree import Doc, Node
 
 MAX_NAME = 253
-# A DNS subdomain (RFC 1123), as Kubernetes requires of a ConfigMap's name.
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
 # Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
 # for unplaced references (a CRD's schema can be megabytes of "configMapRef" properties).
 NOT_REFERRERS = frozenset({*BY_KIND, "CustomResourceDefinition"})
@@ -171,7 +170,7 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
         path = _entry_path(key, k)
         if k in out:
             raise InputError(f"{key} has the key {k!r} twice; keep one", res.ref, path)
-        if not doc.key_string(child) or (go_timestamp(k) and doc.kplain[child]):
+        if not doc.is_string_key(child) or (go_timestamp(k) and doc.kplain[child]):
             raise InputError(f"{path} has a key that YAML reads as a number, boolean, null or date; {res.kind} keys "
                              f'must be strings: quote it ("{k}")', res.ref, path)
         value = doc.string(child)
@@ -181,7 +180,7 @@ def _string_map(res: Resource, kind: RenamedKind, key: str) -> dict[str, str] | 
                              f"{fix}", res.ref, path)
         if value is None:
             target = doc.resolve(child)
-            text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.str(target)
+            text = None if doc.is_null(target) or not doc.is_scalar(target) else doc.scalar(target)
             if doc.is_null(target):
                 what, fix = "empty (null)", 'write "" for an empty value'
             elif text is None:
@@ -242,7 +241,7 @@ def _tree(res: Resource, key: str, omit: tuple[str, ...]) -> object:
         if doc.is_null(node):
             return None
         text = doc.string(node)
-        return text if text is not None else {"!": doc.str(node) or ""}
+        return text if text is not None else {"!": doc.scalar(node) or ""}
 
     node = _at(res, key)
     return None if node is None else value(node, key)
@@ -338,7 +337,7 @@ def _scan_renamed(res: Resource, kind: RenamedKind, config: Config, retention: d
     """An object of a renamed kind: noted for the plan, and hashed when it or the config opts it in."""
     out.renamed.append(res)
     _check_unique_keys(res)
-    if b"immutable" in res.source and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
+    if b"immutable" in res.source and res.tree.scalar(res.tree.get(res.node, "immutable")) == "true":
         out.immutable.add(res.index)
     original = family_of(res, kind)
     made = made_names(res, kind, original)
@@ -401,7 +400,7 @@ def hash_object(res: Resource, kind: RenamedKind, original: str, config: Config,
         return _made(_stable(res, original_name(res), kind.hash_input(_content(res, kind)), results), kind, made)
     if kind.check is not None:
         kind.check(res)
-    if not _DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
+    if not DNS_SUBDOMAIN.fullmatch(original):  # the API server would refuse the hashed name
         fixed = re.sub(r"[^a-z0-9.-]+", "-", original.lower()).strip("-.") or "config"
         raise ReferenceProblem(f"{original!r} is not a valid {kind.kind} name: Kubernetes allows lowercase "
                                "letters, digits, '-' and '.', starting and ending with a letter or digit; rename "
@@ -453,7 +452,7 @@ def _stable(res: Resource, original: str, encoded: str, results: list[Result]) -
 
         if renamed_before(res, original):
             edits = restore_edits(res, original)
-    if edits == [] and res.tree.str(res.tree.get(res.node, "immutable")) == "true":
+    if edits == [] and res.tree.scalar(res.tree.get(res.node, "immutable")) == "true":
         results.append(Result(f"immutable: true and a name that stays (strategy: annotation): the API server refuses "
                               f"every later change of this {res.kind}'s data. Remove immutable, or use the suffix "
                               "strategy for it", "warning", res.ref, "immutable"))
@@ -472,7 +471,7 @@ def _scan_marks(res: Resource, config: Config, out: Scanned) -> None:
     if path is None or node is None:
         return
     where = ".".join(path)
-    for key in misplaced(doc.str_map(doc.resolve(node)), config):
+    for key in misplaced(doc.scalar_map(doc.resolve(node)), config):
         out.results.append(Result(
             f"{key} sits in the pod template's annotations, where nothing reads it (the pods would carry it): move "
             f"it to the {res.kind}'s own metadata.annotations", "warning", res.ref, f"{where}.annotations[{key}]"))
@@ -484,7 +483,7 @@ def _scan_reads(res: Resource, refs: list[Reference], config: Config, out: Scann
     doc = res.tree
     path = template_metadata(res.api_version, res.kind)
     node = doc.path(res.node, *path, "annotations") if path else None
-    if node is not None and has_checksum(doc.str_map(doc.resolve(node))):
+    if node is not None and has_checksum(doc.scalar_map(doc.resolve(node))):
         return
     reads = [(i, read) for i, ref in enumerate(refs) if (read := read_via(doc, ref.node, res.node)) is not None]
     if not reads:

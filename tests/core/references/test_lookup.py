@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from units import scanned
 
-from krmfn.core.references.lookup import Index, same_namespace
+from krmfn.core.references.lookup import Index
 
 ITEMS = """
 - apiVersion: v1
@@ -41,12 +41,6 @@ def index_of(items: str = ITEMS, empty: str = "default"):
 
 def names(found) -> list[tuple[str, bool]]:
     return [(res.name, h is not None) for res, h in found]
-
-
-def test_empty_and_default_are_one_namespace_unless_the_render_says_otherwise():
-    assert same_namespace("", "default") and same_namespace("default", "")
-    assert not same_namespace("", "web")
-    assert same_namespace("", "web", empty="web")
 
 
 def test_a_reference_finds_the_object_by_its_family_in_its_own_namespace():

@@ -37,7 +37,7 @@ POD = b"""- apiVersion: v1
 
 
 def node_named(doc, value: str):
-    return next(n for n in range(len(doc.kind)) if doc.str(n) == value)
+    return next(n for n in range(len(doc.kind)) if doc.scalar(n) == value)
 
 
 @pytest.mark.parametrize(("name", "via", "mount"), [
