@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from krmfn.krm.envelope import ResourceList, hint
-from krmfn.results import InputError, ResourceRef, Result
-from krmfn.yaml.encoding import BOMS, CONTROL, CONTROLS, first_bad_byte, wide_encoding
+from krmfn.results import InputError, KrmfnError, ResourceRef, Result, in_source
+from krmfn.yaml.encoding import BOMS, CONTROL, CONTROLS, TextForm, as_lf_utf8, first_bad_byte, wide_encoding
 from krmfn.yaml.measure import alias_growth, too_deep
 from krmfn.yaml.tree import Doc, Node, YamlError, parse_item
 
@@ -169,6 +170,22 @@ def check_input(data: bytes, limits: Limits) -> Prescan:
 # An anchor (``&name``) where a node may start; an alias (``*name``) likewise.
 _ANCHOR = re.compile(rb"(?:^|(?<=[\s\[{,:-]))&[^\s,\[\]{}]")
 _ALIAS = re.compile(rb"(?:^|(?<=[\s\[{,:-]))\*")  # a bare ``*`` too, so the bound errs high
+
+
+def check_inputs(texts: Sequence[bytes], names: Sequence[str | None], limits: Limits
+                 ) -> list[tuple[Prescan, TextForm, bytes]]:
+    """Several inputs read as one (files, streams): together under the size limit, then each
+    checked (:func:`check_input`) and put in the form the reader takes (UTF-8, LF, no BOM), with
+    the form it had, to give back on output. An error names its input (a file's path)."""
+    if sum(len(t) for t in texts) > limits.max_input_bytes:  # all inputs are one input
+        check_input(b"".join(texts), limits)
+    out = []
+    for text, name in zip(texts, names):
+        try:
+            out.append((check_input(text, limits), TextForm.of(text), as_lf_utf8(text)))
+        except KrmfnError as exc:
+            raise in_source(exc, name) from None
+    return out
 
 
 def _written(doc: Doc, node: Node | None) -> str | None:

@@ -12,25 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krmfn.krm.envelope import ResourceList, item_error, read_resource_list, read_streams
-from krmfn.krm.limits import Limits, check_input, check_parsed
+from krmfn.krm.limits import Limits, check_inputs, check_parsed
 from krmfn.krm.resource import Resource, read_resource
 from krmfn.results import InputError, KrmfnError, in_source
-from krmfn.yaml.encoding import TextForm, as_lf_utf8
+from krmfn.yaml.encoding import TextForm
 from krmfn.yaml.tree import YamlError, parse_item
 
 
 def read_objects(texts: Sequence[bytes], names: Sequence[str | None], limits: Limits = Limits()) -> list[Resource]:
     """Every object of each input, in order: a ResourceList's items, or a plain stream's documents
     (a ``kind: List``'s entries in its place). ``names``: each input's name in messages (a file's path)."""
-    if sum(len(t) for t in texts) > limits.max_input_bytes:  # all inputs are one input
-        check_input(b"".join(texts), limits)
     out: list[Resource] = []
-    for text, name in zip(texts, names):
-        try:
-            prescan = check_input(text, limits)
-            form, text = TextForm.of(text), as_lf_utf8(text)
-        except KrmfnError as exc:
-            raise in_source(exc, name) from None
+    for (prescan, form, text), name in zip(check_inputs(texts, names, limits), names):
         rl = read_streams([text], None, [name], [form])
         listed = _is_resource_list(rl)
         try:  # a stream's messages name its file and document; a ResourceList's, its item

@@ -21,8 +21,8 @@ from krmfn.krm.envelope import (
     render,
     render_streams,
 )
-from krmfn.krm.limits import Limits, Prescan, check_input, check_parsed, yaml_error
-from krmfn.results import KrmfnError, Result, has_errors, in_source
+from krmfn.krm.limits import Limits, Prescan, check_input, check_inputs, check_parsed, yaml_error
+from krmfn.results import KrmfnError, Result, has_errors
 from krmfn.yaml.encoding import TextForm, as_lf_utf8
 from krmfn.yaml.tree import YamlError
 
@@ -99,18 +99,9 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
     config as YAML text; ``names``: each stream's name in messages (a file's path)."""
     names = list(names) if names is not None else [None] * len(texts)
     try:
-        if sum(len(t) for t in texts) > limits.max_input_bytes:  # all streams are one input
-            check_input(b"".join(texts), limits)
-        prescans, forms, plain = [], [], []
-        for text, name in zip(texts, names):
-            try:
-                prescans.append(check_input(text, limits))
-                forms.append(TextForm.of(text))
-                plain.append(as_lf_utf8(text))
-            except KrmfnError as exc:
-                raise in_source(exc, name) from None
-        rl = read_streams(plain, function_config, names, forms)
-        prescan = Prescan(any(p.deep for p in prescans), any(p.anchors for p in prescans))
+        inputs = check_inputs(texts, names, limits)
+        rl = read_streams([text for _, _, text in inputs], function_config, names, [form for _, form, _ in inputs])
+        prescan = Prescan(any(p.deep for p, _, _ in inputs), any(p.anchors for p, _, _ in inputs))
         items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))
         outputs = render_streams(rl, items)
     except KrmfnError as exc:
