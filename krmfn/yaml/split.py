@@ -42,6 +42,7 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
+from krmfn.yaml.probe import IDENTITY
 from krmfn.yaml.scalars import NULLS, non_string_plain
 from krmfn.yaml.tree import ByteOffsets, YamlError, _error, block_scalar_end
 
@@ -250,7 +251,6 @@ def _content_end(text: str, ev: object) -> int:
     return end
 
 
-_IDENT = frozenset(("apiVersion", "kind"))
 _META = frozenset(("name", "namespace", "generateName"))
 
 
@@ -495,7 +495,7 @@ class _Pass:
         if ev.__class__ is AliasEvent:
             entry.aliased = True
             return
-        if key in _IDENT and _text(ev) is not None:
+        if key in IDENTITY and _text(ev) is not None:
             entry.ident.setdefault(key, ev.value)  # type: ignore[attr-defined]
         if key == "kind":
             entry.kind = ev.value  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from krmfn.core.config import Config
+from krmfn.core.config import HONORED, Config
 from krmfn.core.naming.retention import FAMILY, IGNORE_WARNINGS, OPT_IN, ORIGINAL_NAME
 from krmfn.core.naming.strategy import CONFIG_HASH, STRATEGY
 from krmfn.core.references.kinds import REFERENCE_KINDS, RenamedKind
@@ -53,8 +53,9 @@ MARK_KEYS: dict[str, tuple[str, ...]] = {
 MARK_BYTES: dict[str, bytes] = {"krmfn": b"krmfn.dev/content-hash", "reloader": RELOADER.encode(),
                                 "autoreload": AUTORELOAD.encode()}
 
-# The tools whose marks roll a workload whether or not krmfn honours them (core.report.rollpath).
-ROLL_TOOLS = ("reloader", "autoreload")
+# The tools whose marks roll a workload whether or not krmfn honours them (core.report.rollpath):
+# the tools krmfn may honour, since it honours exactly the marks that roll.
+ROLL_TOOLS = HONORED
 
 # krmfn's own keys, where each belongs: any other key under OWN is a slip (a warning names the
 # nearest), and every value under it must be a string (an unquoted ``true`` is an error).
