@@ -24,6 +24,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -148,7 +149,9 @@ def _documents(n: int) -> str:
 
 def non_ascii(n: int) -> str:
     """Translated values and typographic quotes throughout, as real CRD descriptions and charts hold."""
-    return base(n).replace('value', 'valeur «été» – naïve’s') + "".join(
+    # In values only: a key changed (valueFrom) would measure another path (no reference found).
+    text = re.sub(r'(key-\d+|value): "', r'\1: "valeur «été» – naïve’s ', base(n))
+    return text + "".join(
         _cm(n + i, "    greeting: \"こんにちは世界 — ¡hola! ’quoted’\"\n") for i in range(n // 10))
 
 

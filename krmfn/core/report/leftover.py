@@ -48,6 +48,53 @@ def _pattern(names: list[str]) -> str:
     return rf"(?<![{_NAME_CHARS}.])(?<!^/)(?<![^{_NAME_CHARS}.]/)(?:{alternatives})(?![{_NAME_CHARS}/]|\.[A-Za-z0-9])"
 
 
+# A run of the characters a name is made of: a mention of a name starts a run, and is the run or
+# the part before a "." that no letter or digit follows (_pattern's rule, without its alternation).
+_RUN = re.compile(rb"[A-Za-z0-9_.\-]+")
+_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _prefixes(run: bytes, names: frozenset[bytes]) -> Iterator[bytes]:
+    """The names a run starts with, each ended by a "." that no letter or digit follows."""
+    dot = run.find(b".")
+    while dot > 0:
+        if (dot + 1 == len(run) or run[dot + 1] not in _ALNUM) and run[:dot] in names:
+            yield run[:dot]
+        dot = run.find(b".", dot + 1)
+
+
+def _mentioned_at(source: bytes, at: int, name: bytes) -> bool:
+    """Whether ``name``, found at ``at``, is a mention: it starts a run that no path's / begins,
+    and ends the run (no / after it) or ends before a "." that no letter or digit follows."""
+    if at and source[at - 1] in _RUN_BYTES:
+        return False
+    if at and source[at - 1] == 0x2F and (at == 1 or source[at - 2] not in _RUN_BYTES):
+        return False  # a path (/name)
+    end = at + len(name)
+    after = source[end] if end < len(source) else None
+    if after is None or (after not in _RUN_BYTES and after != 0x2F):
+        return True
+    return after == 0x2E and (end + 1 == len(source) or source[end + 1] not in _ALNUM)
+
+
+def mentions(source: bytes, names: frozenset[bytes]) -> int:
+    """How many times ``_pattern(names)`` matches ``source``: the names among its name-shaped runs
+    (a set meets them in one step), then each place one of those stands, checked by _pattern's rule.
+    Why not the pattern: an alternation of thousands of names is tried at every word of every item."""
+    runs = set(_RUN.findall(source))
+    found = runs & names
+    found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
+    starts = set()  # a run holds one mention at most, at its start
+    for name in found:
+        at = source.find(name)
+        while at >= 0:
+            if _mentioned_at(source, at, name):
+                starts.add(at)
+            at = source.find(name, at + 1)
+    return len(starts)
+
+
 def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], Node, bool]]:
     """(keys from the top, scalar node, whether the place is free text) where a name can hide."""
     doc = res.tree
@@ -93,8 +140,8 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
               and r.kind not in ("ConfigMap", "Secret")}
     # a namespace of the same name (kyverno in --namespace=kyverno, system:serviceaccount:kyverno:...)
     others |= {r.namespace for r in scanned.resources if r.namespace in by_name}
-    text = _pattern(list(by_name))
-    count, find = re.compile(text.encode()).findall, re.compile(text).finditer
+    names = frozenset(n.encode() for n in by_name)
+    find = None  # the pattern, compiled only when an item mentions a name krmfn does not place
     results: list[Result] = []
     # A renamed object's own text names it where no reference hides: its name, and on a re-run its
     # original-name annotation (read when it was opted in, so no parse). A family label, which
@@ -102,10 +149,12 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
     itself = {h.res.index: (h.res.name == h.original) + (h.res.annotations.get(ORIGINAL_NAME) == h.original)
               for h in renamed}
     for res in scanned.resources:
-        mentions = len(count(res.source))
+        said = mentions(res.source, names)
         known = sum(ref.name in by_name for ref in scanned.references.get(res.index, ()))
-        if not mentions or mentions == known + itself.get(res.index, 0):
+        if not said or said == known + itself.get(res.index, 0):
             continue  # every mention is one krmfn places or the object's own: the item is not parsed again
+        if find is None:
+            find = re.compile(_pattern(list(by_name))).finditer
         doc = res.tree
         placed = {ref.node for ref in scanned.references.get(res.index, ())}
         for keys, node, free in _places(res):
