@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 
 from krmfn.core.config import Config
+from krmfn.core.naming.content import original_name
 from krmfn.core.naming.retention import OPT_IN
 from krmfn.core.references.kinds import plural
-from krmfn.core.run.scan import Scanned, original_name
+from krmfn.core.run.scan import Scanned
 from krmfn.results import NOTHING_RENAMED, Result
 
 

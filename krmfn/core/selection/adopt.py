@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from krmfn.core.config import Config, Strategy
+from krmfn.core.naming.content import family_of
 from krmfn.core.naming.retention import retention_annotations
 from krmfn.core.naming.strategy import strategy_of
 from krmfn.core.references.kinds import plural, reference_kind, renamed_kind
 from krmfn.core.references.lookup import Index
-from krmfn.core.run.scan import Hashed, Reference, Scanned, family_of, hash_object
+from krmfn.core.run.scan import Hashed, Reference, Scanned, hash_object
 from krmfn.core.selection.optin import Mark, describe, skips, valid_name
 from krmfn.krm.resource import Resource
 from krmfn.results import ReferenceProblem, ResourceRef, Result, Severity
