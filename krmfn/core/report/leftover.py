@@ -48,10 +48,11 @@ def _pattern(names: list[str]) -> str:
     return rf"(?<![{_NAME_CHARS}.])(?<!^/)(?<![^{_NAME_CHARS}.]/)(?:{alternatives})(?![{_NAME_CHARS}/]|\.[A-Za-z0-9])"
 
 
-# A run of the characters a name is made of: a mention of a name starts a run, and is the run or
-# the part before a "." that no letter or digit follows (_pattern's rule, without its alternation).
-_RUN = re.compile(rb"[A-Za-z0-9_.\-]+")
+# The bytes a name is made of. A mention of a name starts a run of them, and is the run or the
+# part before a "." that no letter or digit follows (_pattern's rule, without its alternation).
 _RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# Every other byte as a space: a text's runs are then its words (bytes.split: twice a regex's speed).
+_RUNS_ONLY = bytes(c if c in _RUN_BYTES else 0x20 for c in range(256))
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -82,7 +83,7 @@ def mentions(source: bytes, names: frozenset[bytes]) -> int:
     """How many times ``_pattern(names)`` matches ``source``: the names among its name-shaped runs
     (a set meets them in one step), then each place one of those stands, checked by _pattern's rule.
     Why not the pattern: an alternation of thousands of names is tried at every word of every item."""
-    runs = set(_RUN.findall(source))
+    runs = set(source.translate(_RUNS_ONLY).split())
     found = runs & names
     found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
     starts = set()  # a run holds one mention at most, at its start
