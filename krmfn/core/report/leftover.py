@@ -24,7 +24,7 @@ walked paths: this looks at text, by the name alone. To keep false alarms few:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from krmfn.core.naming.retention import ORIGINAL_NAME
 from krmfn.core.references.fieldspec import join_path
@@ -79,21 +79,28 @@ def _mentioned_at(source: bytes, at: int, name: bytes) -> bool:
     return after == 0x2E and (end + 1 == len(source) or source[end + 1] not in _ALNUM)
 
 
-def mentions(source: bytes, names: frozenset[bytes]) -> int:
-    """How many times ``_pattern(names)`` matches ``source``: the names among its name-shaped runs
-    (a set meets them in one step), then each place one of those stands, checked by _pattern's rule.
+def counter(names: frozenset[bytes]) -> Callable[[bytes], int]:
+    """How many times ``_pattern(names)`` matches a text: the names among its name-shaped runs (a
+    set meets them in one step), then each place one of those stands, checked by _pattern's rule.
     Why not the pattern: an alternation of thousands of names is tried at every word of every item."""
-    runs = set(source.translate(_RUNS_ONLY).split())
-    found = runs & names
-    found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
-    starts = set()  # a run holds one mention at most, at its start
-    for name in found:
-        at = source.find(name)
-        while at >= 0:
-            if _mentioned_at(source, at, name):
-                starts.add(at)
-            at = source.find(name, at + 1)
-    return len(starts)
+    dotted = any(b"." in n for n in names)  # a name with a dot: a run's part before a dot may be it
+
+    def mentions(source: bytes) -> int:
+        words = source.translate(_RUNS_ONLY)
+        runs = set(words.split())
+        found = runs & names
+        if dotted or not names.isdisjoint(words.replace(b".", b" ").split()):  # a name before a dot
+            found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
+        starts = set()  # a run holds one mention at most, at its start
+        for name in found:
+            at = source.find(name)
+            while at >= 0:
+                if _mentioned_at(source, at, name):
+                    starts.add(at)
+                at = source.find(name, at + 1)
+        return len(starts)
+
+    return mentions
 
 
 def _places(res: Resource) -> Iterator[tuple[tuple[str, ...], Node, bool]]:
@@ -141,7 +148,7 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
               and r.kind not in ("ConfigMap", "Secret")}
     # a namespace of the same name (kyverno in --namespace=kyverno, system:serviceaccount:kyverno:...)
     others |= {r.namespace for r in scanned.resources if r.namespace in by_name}
-    names = frozenset(n.encode() for n in by_name)
+    mentions = counter(frozenset(n.encode() for n in by_name))
     find = None  # the pattern, compiled only when an item mentions a name krmfn does not place
     results: list[Result] = []
     # A renamed object's own text names it where no reference hides: its name, and on a re-run its
@@ -150,7 +157,7 @@ def leftovers(scanned: Scanned, renamed: list[Hashed]) -> list[Result]:
     itself = {h.res.index: (h.res.name == h.original) + (h.res.annotations.get(ORIGINAL_NAME) == h.original)
               for h in renamed}
     for res in scanned.resources:
-        said = mentions(res.source, names)
+        said = mentions(res.source)
         known = sum(ref.name in by_name for ref in scanned.references.get(res.index, ()))
         if not said or said == known + itself.get(res.index, 0):
             continue  # every mention is one krmfn places or the object's own: the item is not parsed again
