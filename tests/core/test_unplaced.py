@@ -10,7 +10,7 @@ from conftest import exit_code, items_by_name, resource_list, run
 from krmfn.core.naming import hashing
 from krmfn.core.references import unplaced
 from krmfn.core.references.walk import ReferenceTable
-from krmfn.core.run.scan import UNPLACED_MARKERS
+from krmfn.core.run.scan import SHAPE_BYTES, UNPLACED_MARKERS
 
 NEW = "app-" + hashing.suffix("kustomize", {"k": "v"}, None)
 
@@ -200,6 +200,30 @@ def test_the_table_decides_what_is_unknown():
     for shapes in unplaced.SHAPES.values():
         for key in [k for k, _ in shapes.maps] + list(shapes.scalars) + [shapes.kind]:
             assert shapes.marker.decode() in key  # the pre-check cannot miss a shape
+
+
+def test_every_shape_holds_bytes_the_scan_looks_for_before_parsing():
+    """A shape's text holds its key, or its map's name field, or its kind as a ``kind:`` value."""
+    for shapes in unplaced.SHAPES.values():
+        texts = [f"{k} {f}" for k, f in shapes.maps] + list(shapes.scalars) + [shapes.kind]
+        for text in texts:
+            assert any(b.decode() in text for b in SHAPE_BYTES), text
+
+
+def test_a_role_that_only_lists_secrets_is_not_parsed_and_one_that_names_one_is(monkeypatch):
+    from krmfn.core.run import scan
+
+    parsed = []
+    original = scan.read_resource
+    monkeypatch.setattr(scan, "read_resource", lambda *a: parsed.append(a[0]) or original(*a))
+    role = ("- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata: {name: r, namespace: ns}\n"
+            "  rules:\n  - apiGroups: ['']\n    resources: [secrets, configmaps]\n    verbs: [get]\n")
+    run(resource_list(role))
+    assert parsed == []
+    named = role.replace("    verbs: [get]", "    resourceNames: [app]\n    verbs: [get]")
+    out = run(resource_list(CM + named))
+    assert len(parsed) == 2
+    assert "resourceNames: [app-" in out.text  # read, and its name follows the ConfigMap's
 
 
 def test_the_scan_looks_for_every_kind_the_shapes_know_by_the_same_marker():

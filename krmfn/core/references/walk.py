@@ -88,6 +88,7 @@ class ReferenceTable:
     _specs: dict[tuple[str, str], list[FieldSpec]] = field(default_factory=dict)
     _notices: dict[tuple[str, str], tuple[Notice, ...]] = field(default_factory=dict)
     _walks: dict[tuple[str, str], Walk | None] = field(default_factory=dict)
+    _keys: dict[tuple[str, str], tuple[bytes, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.notice_kinds = frozenset(n.kind for n in self.notices)
@@ -134,6 +135,19 @@ class ReferenceTable:
             trie = self.trie_for(api_version, kind) if kind in self.rows else None
             self._walks[key] = compile_walk(trie) if trie else None
         return self._walks[key]
+
+    def may_name(self, api_version: str, kind: str, source: bytes) -> bool:
+        """Whether an object's text can hold a name at one of its kind's paths: a path is followed
+        only through keys written in the text, so the longest key of one of them is in it. Why:
+        the scan need not parse an object that reads nothing (most Deployments of a render, every
+        Role without ``resourceNames``). A backslash could escape a key's letters in a quoted key:
+        a text with one is always read."""
+        key = (api_version, kind)
+        keys = self._keys.get(key)
+        if keys is None:
+            keys = self._keys[key] = tuple(sorted({max(s.path, key=len).encode()
+                                                   for s in self.specs_for(api_version, kind) if s.path}))
+        return b"\\" in source or any(k in source for k in keys)
 
     def notes(self, doc: Doc, node: Node, api_version: str, kind: str) -> list[tuple[str, str]]:
         """``(field path, message)`` for each notice whose field the object has."""

@@ -58,6 +58,10 @@ NOT_REFERRERS = frozenset({*BY_KIND, "CustomResourceDefinition"})
 # The renamed kinds whose references are looked for where the table does not look, and the bytes
 # each of their shapes holds (core.references.unplaced.SHAPES, not imported here for start-up time).
 UNPLACED_MARKERS = (("ConfigMap", b"onfigMap"), ("Secret", b"ecret"))
+# Bytes the text of every such shape holds (its key, or a ``kind:`` value): a text with none of
+# them has no reference-shaped field, whatever else mentions a renamed kind (a Role's
+# ``resources: [secrets]``), and is not parsed for one (tests/core/test_unplaced.py holds this).
+SHAPE_BYTES = (b"onfigMap", b"secretRef", b"secretKeyRef", b"secretName", b"Secret")
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -319,14 +323,18 @@ ONE_SHOT = frozenset({"Pod", "Job"})
 
 
 def _needs_reading(res: Resource, source: bytes, config: Config, table: ReferenceTable) -> bool:
-    """Whether an object's bytes can matter: a renamed kind, a kind the table walks or notes, krmfn's
-    own keys or a workload mark in it, or a mention of a renamed kind where references may hide.
-    Real renders are mostly CRDs and RBAC: their objects are never parsed alone."""
+    """Whether an object's bytes can matter: a renamed kind or a kind the table notes, krmfn's own
+    keys or a workload mark in it, a key the table's paths for its kind go through, or a field
+    shaped like a reference where references may hide. Real renders are mostly CRDs, RBAC and
+    workloads that read no ConfigMap: their objects are never parsed alone. A backslash may
+    escape a key's letters: a text with one is read."""
     if renamed_kind(res.api_version, res.kind) is not None or res.kind in table.notice_kinds:
         return True
-    if table.walk_for(res.api_version, res.kind) is not None or OWN_BYTES in source or may_mark(source, config):
+    if OWN_BYTES in source or may_mark(source, config):
         return True
-    return res.kind not in NOT_REFERRERS and any(mark in source for _, mark in UNPLACED_MARKERS)
+    if table.walk_for(res.api_version, res.kind) is not None and table.may_name(res.api_version, res.kind, source):
+        return True
+    return res.kind not in NOT_REFERRERS and (b"\\" in source or any(b in source for b in SHAPE_BYTES))
 
 
 def _site(doc: Doc, node: Node) -> tuple | None:
