@@ -1,5 +1,5 @@
-"""Pass 2's last word on each referrer, once its references are resolved, and on each object
-that is not renamed.
+"""The last word on each referrer, once the referrers pass (core.plan.referrers) has resolved its
+references, and on each object that is not renamed.
 
 A referrer may name objects under both strategies (core.naming.strategy): renamed ones (its
 references were rewritten), stable ones (its pod template gets ``krmfn.dev/config-hash``) and

@@ -1,4 +1,4 @@
-"""Pass 1 of the rewrite: read every item once, keeping only what planning needs.
+"""The scan, the first step of the rename: read every item once, keeping only what the plan needs.
 
 For each item, while its tree is alive: an opted-in object of a renamed kind is hashed (and its
 own text edits prepared); a referrer's names of such objects are noted, with where each sits in

@@ -1,4 +1,4 @@
-"""Pass 3 of the rewrite: each item's output text, in order.
+"""The write, the last step of the rename: each item's output text, in order.
 
 An untouched item keeps its input bytes. An item with changes gets them spliced into its own
 text (yaml.textedit), and the new text is read again and compared with the old value plus

@@ -38,6 +38,11 @@ def config(name: str = "app", namespace: str = "shop", level: str = "info") -> s
     return CONFIG.format(name=name, namespace=namespace, level=level)
 
 
+def plain_config(name: str = "app", namespace: str = "shop") -> str:
+    """The same ConfigMap with no opt-in mark."""
+    return config(name, namespace).replace('  annotations:\n    krmfn.dev/content-hash: "true"\n', "")
+
+
 def deployment(reads: str = "app", name: str = "web", namespace: str = "shop") -> str:
     return DEPLOYMENT.format(name=name, namespace=namespace, reads=reads)
 

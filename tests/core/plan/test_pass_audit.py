@@ -1,21 +1,13 @@
 from planning import planning
-from shapes import config, deployment, stream
+from shapes import config, deployment, plain_config, stream
 
 from krmfn.core.plan import audit
 
-IMMUTABLE_STABLE = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: app
-  namespace: shop
-data:
-  level: info
-"""
+PLAIN = plain_config()
 
 
 def test_an_env_read_of_a_config_nothing_hashes_is_a_roll_path_warning():
-    p = planning(audit.audit, stream(IMMUTABLE_STABLE, deployment()))
+    p = planning(audit.audit, stream(PLAIN, deployment()))
     before = len(p.results)
     audit.audit(p)
     said = p.results[before:]
@@ -23,7 +15,7 @@ def test_an_env_read_of_a_config_nothing_hashes_is_a_roll_path_warning():
 
 
 def test_audit_off_says_nothing():
-    p = planning(audit.audit, stream(IMMUTABLE_STABLE, deployment()), "audit: 'off'\n")
+    p = planning(audit.audit, stream(PLAIN, deployment()), "audit: 'off'\n")
     before = list(p.results)
     audit.audit(p)
     assert p.results == before

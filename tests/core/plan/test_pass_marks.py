@@ -1,17 +1,9 @@
 from planning import planning
-from shapes import deployment, stream
+from shapes import deployment, plain_config, stream
 
 from krmfn.core.plan import marks
 
-PLAIN = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: app
-  namespace: shop
-data:
-  level: info
-"""
+PLAIN = plain_config()
 
 
 def marked(value: str) -> str:

@@ -1,6 +1,6 @@
 import pytest
 from planning import planning
-from shapes import config, stream
+from shapes import config, plain_config, stream
 
 from krmfn.core.plan import own
 from krmfn.results import ReferenceProblem
@@ -28,7 +28,7 @@ data:
 
 def test_a_name_back_that_another_object_holds_is_an_error():
     suffix = planning(own.own_changes, stream(config())).scanned.hashed[0].new_name.rsplit("-", 1)[1]
-    plain = config().replace('    krmfn.dev/content-hash: "true"\n', "").replace("  annotations:\n", "")
+    plain = plain_config()
     p = planning(own.own_changes, stream(RENAMED.format(suffix=suffix), plain))
     with pytest.raises(ReferenceProblem, match="would get its original name back, app"):
         own.own_changes(p)
