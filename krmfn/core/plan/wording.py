@@ -14,12 +14,11 @@ from krmfn.results import Result
 
 
 def as_output(p: Planning) -> None:
-    renamed = {h.res.index: h.new_name for h in p.scanned.hashed if h.new_name != h.res.name}
-    results = silenced(p.results, p.scanned.resources, renamed)
+    moved = [h for h in p.scanned.hashed if h.new_name != h.res.name]
+    results = silenced(p.results, p.scanned.resources, {h.res.index: h.new_name for h in moved})
     by_name: dict[str, list[Hashed]] = {}  # by the input name first: most results name something else
-    for h in p.scanned.hashed:
-        if h.new_name != h.res.name:
-            by_name.setdefault(h.res.name, []).append(h)
+    for h in moved:
+        by_name.setdefault(h.res.name, []).append(h)
     if by_name:
         results = [_as_written(r, by_name) for r in results]
     p.results = results

@@ -6,9 +6,9 @@ fields such as Istio's ``credentialName``: kustomize #131, #1262, kapp #286).
 Beside core.references.unplaced, which finds reference-*shaped* fields (``configMapRef``...) outside the
 walked paths: this looks at text, by the name alone. To keep false alarms few:
 
-- only runs that rename something pay anything, and then one byte search of each item's text
-  for every original name at once; only an item that holds one more often than it has
-  references to it is parsed again;
+- only runs that rename something pay anything, and then each item's name-shaped runs of bytes
+  are met with the set of original names (:func:`counter`); only an item that holds one more
+  often than it has references to it is parsed again;
 - a name matches whole, between characters a name cannot hold (``db`` is not in ``dbhost``,
   ``db-1`` or ``app.db``; a name followed by ``.`` and a letter is a DNS name, and one followed by ``/`` a directory
   of a path such as ``/scripts/build.sh``, and one after a lone ``/`` an absolute path such as
@@ -53,7 +53,7 @@ def _pattern(names: list[str]) -> str:
 _RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Every other byte as a space: a text's runs are then its words (bytes.split: twice a regex's speed).
 _RUNS_ONLY = bytes(c if c in _RUN_BYTES else 0x20 for c in range(256))
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_ALNUM = _RUN_BYTES - frozenset(b"_.-")
 
 
 def _prefixes(run: bytes, names: frozenset[bytes]) -> Iterator[bytes]:

@@ -21,9 +21,8 @@ from krmfn.krm.envelope import (
     render,
     render_streams,
 )
-from krmfn.krm.limits import Limits, Prescan, check_input, check_inputs, check_parsed, yaml_error
+from krmfn.krm.limits import Limits, Prescan, check_inputs, check_parsed, yaml_error
 from krmfn.results import KrmfnError, Result, has_errors
-from krmfn.yaml.encoding import TextForm, as_lf_utf8
 from krmfn.yaml.tree import YamlError
 
 
@@ -57,9 +56,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
     functionConfig's fields, when a shell mode built it from flags or the environment (core.config).
     """
     try:
-        prescan = check_input(data, limits)
-        form = TextForm.of(data)
-        data = as_lf_utf8(data)
+        [(prescan, form, data)] = check_inputs([data], [None], limits)
         try:
             rl = read_resource_list(data, form)
         except YamlError as exc:
