@@ -25,7 +25,7 @@ from generate import resource_list  # noqa: E402
 
 IDENTITY = "import sys, yaml\nfor _ in yaml.parse(open(sys.argv[1], 'rb').read(), Loader=yaml.CSafeLoader): pass"
 KRMFN = ("import sys; from krmfn.core.run import function, parallel; from krmfn.krm import limits; "
-         "parallel.MIN_PARALLEL_BYTES = 1 << 62; "
+         "parallel.MIN_PARALLEL_COST = 1 << 62; "
          "out = function.run_resource_list(open(sys.argv[1], 'rb').read(), limits.Limits(1 << 30)); "
          "sys.stdout.buffer.write(out.stdout)")
 IMPORTS = "import krmfn.cli, krmfn.core.run.function, krmfn.core.run.write"

@@ -30,7 +30,7 @@ def main() -> int:
     args = ap.parse_args()
     make, argv = bench_shapes.SHAPES[args.shape]
     data = make(args.items).encode()
-    parallel._worth_it = lambda size, n: False  # one process, so that the profile sees every call
+    parallel._worth_it = lambda costs: False  # one process, so that the profile sees every call
     run = (lambda: function.run_streams([data], None)) if argv else (lambda: function.run_resource_list(data))
     start = time.process_time()
     run()

@@ -19,7 +19,7 @@ BIG = resource_list(300).encode()  # 1,500 items, > 1 MiB: parallel.py forks
 
 
 def _run(data: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 1 if forked else 1 << 40)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_COST", 1 if forked else 1 << 40)
     return run_resource_list(data)
 
 
@@ -49,10 +49,40 @@ def test_an_error_in_the_childs_half_is_reported_as_one_process_reports_it(monke
     assert two.results == one.results and "item 1499 has no kind" in one.results[0].message
 
 
-@pytest.mark.parametrize("sizes,middle", [([1, 1], 1), ([10, 1, 1, 1, 1], 1), ([1, 1, 1, 1, 10], 4),
-                                          ([3, 3, 3, 3], 2), ([5, 1, 1, 1, 1, 1], 1)])
-def test_the_cut_halves_the_text_not_the_count(sizes, middle):
-    assert parallel._middle(sizes) == middle
+@pytest.mark.parametrize("costs,middle", [([1, 1], 1), ([10, 1, 1, 1, 1], 1), ([1, 1, 1, 1, 10], 4),
+                                          ([3, 3, 3, 3], 2), ([5, 1, 1, 1, 1, 1], 1), ([0, 0, 0, 4, 4], 4)])
+def test_the_cut_halves_the_work_not_the_count(costs, middle):
+    assert parallel._middle(costs) == middle
+
+
+def test_an_item_costs_by_its_nodes_not_only_its_bytes():
+    """A ConfigMap of long values and a workload of many short fields, about as long: the
+    workload is read as more nodes, and costs more."""
+    config = b"- kind: ConfigMap\n  data:\n    a: " + b"x" * 600 + b"\n"
+    workload = b"- kind: Deployment\n  spec:\n" + b"".join(b"    f%d: {a: 1, b: 2}\n" % i for i in range(30))
+    assert abs(len(config) - len(workload)) < 100
+    assert parallel.cost(workload) > 3 * parallel.cost(config)
+
+
+def test_a_render_that_parses_few_items_is_read_in_one_process(monkeypatch):
+    """The fork follows the work: CRDs passed through as bytes cost nothing, so a large render of
+    them and a few ConfigMaps is not split (and reads as it does split)."""
+    crd = (b"- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n"
+           b"    name: c%d.example.com\n  spec:\n    group: example.com\n    names: {kind: C%d}\n"
+           b"    versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {description: "
+           + b"y" * 4000 + b"}}}]\n")
+    items = b"".join(crd % (i, i) for i in range(300))  # over 1 MiB
+    data = (b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+            + b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations:\n"
+            b"      krmfn.dev/content-hash: \"true\"\n  data: {k: v}\n")
+    forks = []
+    real = parallel._halves
+    monkeypatch.setattr(parallel, "_halves", lambda *a: forks.append(a) or real(*a))
+    out = run_resource_list(data)
+    assert exit_code(out) == 0 and b"name: c-" in out.stdout and len(data) > 1 << 20
+    assert forks == []
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_COST", 1)
+    assert run_resource_list(data).stdout == out.stdout and len(forks) == 2
 
 
 def test_marks_opt_outs_and_families_cross_from_the_childs_half(monkeypatch):

@@ -65,7 +65,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
     except KrmfnError as exc:
         return Outcome([], exc.results)
     try:
-        items, results = _rename(rl, prescan, limits, labels, len(data))
+        items, results = _rename(rl, prescan, limits, labels)
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
     try:
@@ -99,18 +99,18 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
         inputs = check_inputs(texts, names, limits)
         rl = read_streams([text for _, _, text in inputs], function_config, names, [form for _, form, _ in inputs])
         prescan = Prescan(any(p.deep for p, _, _ in inputs), any(p.anchors for p, _, _ in inputs))
-        items, results = _rename(rl, prescan, limits, labels, len(rl.layout.data))
+        items, results = _rename(rl, prescan, limits, labels)
         outputs = render_streams(rl, items)
     except KrmfnError as exc:
         return StreamsOutcome([], exc.results)
     return StreamsOutcome(outputs, results, rl.sources, items)
 
 
-def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None, size: int
+def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None
             ) -> tuple[list[bytes], list[Result]]:
     """The rename itself, over objects read by either reader: each object's new text, and the results."""
     check_parsed(rl, prescan, limits)
     config = read_config(rl.envelope, rl.function_config, labels)
-    scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs), size)
+    scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs))
     p = plan(scanned, config, rl.item_name)
-    return write_items(scanned, p, config, size, rl.layout.after), p.results
+    return write_items(scanned, p, config, rl.layout.after), p.results

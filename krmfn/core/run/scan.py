@@ -344,17 +344,29 @@ def _site(doc: Doc, node: Node) -> tuple | None:
         return None  # the write reads the item again and names the field
 
 
+def unread(rl: ResourceList, config: Config, table: ReferenceTable) -> list[Resource | None]:
+    """Each item that is never parsed, as known from its cut (its identity) alone; None for an
+    item whose bytes can matter. Byte searches only: the work ahead is told before it starts."""
+    out: list[Resource | None] = []
+    for index, source in enumerate(rl.sources):
+        plain = known_resource(source, index, rl.identity(index))
+        out.append(plain if plain is not None and not _needs_reading(plain, source, config, table) else None)
+    return out
+
+
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
-         stop: int | None = None) -> Scanned:
+         stop: int | None = None, plain: list[Resource | None] | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
-    tree is dropped after."""
+    tree is dropped after. ``plain``: :func:`unread`, when it is known already."""
     out = Scanned()
     retention = retention_annotations(config.retention)
+    if plain is None:
+        plain = unread(rl, config, table)
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
-        plain = known_resource(source, index, rl.identity(index))
-        if plain is not None and not _needs_reading(plain, source, config, table):
-            out.resources.append(plain)  # nothing in it can matter: never parsed
+        known = plain[index]
+        if known is not None:
+            out.resources.append(known)  # nothing in it can matter: never parsed
             continue
         res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
