@@ -53,6 +53,8 @@ def _pattern(names: list[str]) -> str:
 _RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Every other byte as a space: a text's runs are then its words (bytes.split: twice a regex's speed).
 _RUNS_ONLY = bytes(c if c in _RUN_BYTES else 0x20 for c in range(256))
+# The same with "." a space too: a name without a dot that a text mentions is one of its parts.
+_PARTS_ONLY = _RUNS_ONLY.replace(b".", b" ")
 _ALNUM = _RUN_BYTES - frozenset(b"_.-")
 
 
@@ -86,11 +88,12 @@ def counter(names: frozenset[bytes]) -> Callable[[bytes], int]:
     dotted = any(b"." in n for n in names)  # a name with a dot: a run's part before a dot may be it
 
     def mentions(source: bytes) -> int:
-        words = source.translate(_RUNS_ONLY)
-        runs = set(words.split())
-        found = runs & names
-        if dotted or not names.isdisjoint(words.replace(b".", b" ").split()):  # a name before a dot
+        if dotted:
+            runs = set(source.translate(_RUNS_ONLY).split())
+            found = runs & names
             found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
+        else:  # a mention is a part between dots too: one split finds every candidate
+            found = set(names.intersection(source.translate(_PARTS_ONLY).split()))
         starts = set()  # a run holds one mention at most, at its start
         for name in found:
             at = source.find(name)
