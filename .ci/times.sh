@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git clone -q "$src" "$work/krmfn"
 cd "$work/krmfn"
-python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'
+python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' --config-settings editable_mode=compat
 timed() {
   local start=$SECONDS
   "$@" >/dev/null 2>&1 || true
