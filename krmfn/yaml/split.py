@@ -288,7 +288,7 @@ def cut(data: bytes, stream: bool = False) -> Cut:
     the checks (one document, a map, its kind) to the envelope's reader."""
     text = data.decode("utf-8")
     try:
-        found = _events(text, stream)
+        found = _events(text, data, stream)
     except yaml.YAMLError as exc:
         error = _error(exc)
         if stream:
@@ -631,12 +631,14 @@ _CHILD: dict[str, Callable[[_Pass, object, bool], str | None]] = {
 }
 
 
-def _events(text: str, stream: bool = False) -> tuple:
+def _events(text: str, data: bytes, stream: bool = False) -> tuple:
     """One pass: the envelope map's span, an old ``results`` entry's span, the ``items`` list's
     start (and whether it is flow), each entry's start and content end, and for each entry that
     could be a List, its kind and its own entries. With ``stream``, each document's root is an
     entry (a null document, Helm's ``toYaml`` of an unset value, is none)."""
-    events = iter(yaml.parse(text, Loader=yaml.CSafeLoader))
+    # libyaml reads ``data``, the text as UTF-8 (its marks count characters either way): given
+    # the str, PyYAML would make a UTF-8 copy of it, as large as the input, for the pass's length
+    events = iter(yaml.parse(data, Loader=yaml.CSafeLoader))
     state = _Pass(text, stream, events)
     on = {ScalarEvent: state.scalar, AliasEvent: state.scalar, MappingStartEvent: state.open,
           SequenceStartEvent: state.open, MappingEndEvent: state.close, SequenceEndEvent: state.close,
