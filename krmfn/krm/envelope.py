@@ -232,7 +232,7 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result], prove: b
     cuts = layout.replacements(items, results_yaml(results).encode() if results else b"")
     pieces = rl.form.restore(layout.assemble(cuts))
     if prove:
-        _prove(rl, cuts, [b"".join(pieces)])
+        _prove(rl, cuts, [pieces])
     return pieces
 
 
@@ -245,19 +245,19 @@ def render_streams(rl: ResourceList, items: list[bytes]) -> list[bytes]:
         outputs = [b"".join(rl.form.restore(layout.assemble(cuts)))]
     else:
         outputs = [b"".join(form.restore(pieces)) for form, pieces in zip(rl.forms, layout.assemble_parts(cuts))]
-    _prove(rl, cuts, outputs)
+    _prove(rl, cuts, [[out] for out in outputs])
     return outputs
 
 
-def _prove(rl: ResourceList, cuts: list[tuple[int, int, bytes]], outputs: list[bytes]) -> None:
-    """The last check, on the bytes to be written: each output (a stream, a file, the ResourceList)
-    is its input with exactly the objects' new texts (and the results) in place, every other byte,
-    separators included, as read. With the check of each changed object's text in its window
+def _prove(rl: ResourceList, cuts: list[tuple[int, int, bytes]], outputs: list[list[bytes]]) -> None:
+    """The last check, on the bytes to be written (each output's pieces): each output (a stream,
+    a file, the ResourceList) is its input with exactly the objects' new texts (and the results) in
+    place, every other byte, separators included, as read. With the check of each changed object's text in its window
     (core.run.write), this proves the output reads as planned; a difference is an error, nothing is written."""
     layout = rl.layout
     forms = rl.forms
     ranges = [(a, b) for a, b, _, _ in layout.parts] or [(0, len(layout.data))]
-    wrong = frame_difference(layout.data, ranges, cuts, [form.plain(out) for form, out in zip(forms, outputs)])
+    wrong = frame_difference(layout.data, ranges, cuts, [form.plain(pieces) for form, pieces in zip(forms, outputs)])
     if wrong is not None:
         at, part = wrong
         who = rl.names[part] if rl.names and part < len(rl.names) and rl.names[part] else "the output"

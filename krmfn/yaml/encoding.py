@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 
 from krmfn.results import InputError
 
@@ -115,10 +116,13 @@ class TextForm:
         crlf = data.count(b"\r\n")
         return cls(data.startswith(BOM), crlf == data.count(b"\n") == data.count(b"\r"))
 
-    def plain(self, data: bytes) -> bytes:
-        """What :meth:`restore` gave back to its LF, BOM-less form."""
-        data = data[len(BOM):] if self.bom and data.startswith(BOM) else data
-        return data.replace(b"\r\n", b"\n") if self.crlf else data
+    def plain(self, pieces: list[bytes]) -> Iterator[bytes]:
+        """What :meth:`restore` gave, back in its LF, BOM-less form, piece by piece as asked (a
+        CRLF never spans two pieces: each piece's line breaks were restored in it)."""
+        for n, piece in enumerate(pieces):
+            if n == 0 and self.bom and piece.startswith(BOM):
+                piece = piece[len(BOM):]
+            yield piece.replace(b"\r\n", b"\n") if self.crlf else piece
 
     def restore(self, pieces: list[bytes]) -> list[bytes]:
         """Output pieces (LF, no BOM) in the input's form."""

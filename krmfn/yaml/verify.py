@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import marshal
 from array import array
+from collections.abc import Iterable
 
 import yaml
 from yaml.events import (
@@ -268,28 +269,65 @@ def _is_null_document(row: Row) -> bool:
 
 
 def frame_difference(data: bytes, ranges: list[tuple[int, int]], cuts: list[tuple[int, int, bytes]],
-                     outputs: list[bytes]) -> tuple[int, int] | None:
-    """None when each output is its range of ``data`` with each span of ``cuts`` replaced by its
-    text and every other byte as it was; else the first byte that differs and which output.
+                     outputs: list[Iterable[bytes]]) -> tuple[int, int] | None:
+    """None when each output (its pieces, read as one text) is its range of ``data`` with each
+    span of ``cuts`` replaced by its text and every other byte as it was; else the first byte
+    that differs and which output.
 
     Why bytes and not meaning: the frame (separators, directives, comments, a List's own keys, the
     envelope) is never edited, so byte equality is the exact rule, and it also proves that each
-    changed object is followed by the very text its check read it with."""
+    changed object is followed by the very text its check read it with. Why pieces: a joined
+    copy of a large output would be the run's largest allocation."""
     at = 0
-    for part, ((start, end), out) in enumerate(zip(ranges, outputs)):
+    for part, ((start, end), pieces) in enumerate(zip(ranges, outputs)):
         last = part == len(ranges) - 1
-        pos, o = start, 0
+        out, pos = _Joined(pieces), start
         while at < len(cuts) and (cuts[at][0] < end or (last and cuts[at][0] == end)):
             a, b, text = cuts[at]
             for want in (data[pos:a], text):
-                if out[o:o + len(want)] != want:
-                    return o + _first_difference(out[o:o + len(want)], want), part
-                o += len(want)
+                got = out.read(len(want))
+                if got != want:
+                    return out.at - len(got) + _first_difference(got, want), part
             pos, at = b, at + 1
         rest = data[pos:end]
-        if out[o:] != rest:
-            return o + _first_difference(out[o:], rest), part
+        got = out.read(len(rest))
+        if got != rest or not out.done():
+            return out.at - len(got) + _first_difference(got, rest), part
     return None
+
+
+class _Joined:
+    """Pieces read front to back as one text, a span at a time, never joined whole; each piece is
+    taken from its iterator only when reached (a CRLF output is turned back to LF piece by piece)."""
+
+    __slots__ = ("at", "offset", "piece", "pieces")
+
+    def __init__(self, pieces: Iterable[bytes]):
+        self.pieces = iter(pieces)
+        self.piece = b""  # the piece being read, from ``offset`` in it
+        self.offset = 0
+        self.at = 0  # how much has been read
+
+    def read(self, n: int) -> bytes:
+        """The next ``n`` bytes (fewer at the end)."""
+        got = []
+        while n > 0:
+            if self.offset >= len(self.piece):
+                piece = next(self.pieces, None)
+                if piece is None:
+                    break
+                self.piece, self.offset = piece, 0
+                continue
+            take = self.piece[self.offset:self.offset + n]
+            got.append(take)
+            n -= len(take)
+            self.at += len(take)
+            self.offset += len(take)
+        return got[0] if len(got) == 1 else b"".join(got)
+
+    def done(self) -> bool:
+        """Whether every byte has been read."""
+        return self.offset >= len(self.piece) and not any(self.pieces)
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
