@@ -8,11 +8,11 @@ import pytest
 import yaml
 from conftest import exit_code, resource_list, run
 
-from krmfn.core.naming.annotate import annotation
+from krmfn.core.naming.annotate import annotation, prepare
 from krmfn.core.naming.strategy import config_hash, content_digest
 from krmfn.krm.envelope import read_resource_list
 from krmfn.krm.resource import read_resource
-from krmfn.yaml.textedit import splice
+from krmfn.yaml.textedit import add_entries, replace_scalar, set_map, splice
 
 KEY = "krmfn.dev/config-hash"
 
@@ -283,3 +283,62 @@ def test_a_workloads_own_mark_opts_objects_in_under_the_annotation_strategy_too(
     out = ok(plain + marked, annotated())
     assert ("ConfigMap", "app") in items(out) and template_hash(out)
     assert any(r.message.startswith("opted in by Deployment/web (krmfn.dev/content-hash") for r in out.results)
+
+
+def _directly(res, path: tuple[str, ...], value: str) -> list:
+    """The annotation's edits made from the tree with the value itself (what the prepared ones,
+    made with a stand-in before the value is known, must equal once filled)."""
+    doc = res.tree
+    template = doc.path(res.node, *path[:-1])
+    metadata = doc.get(template, path[-1])
+    annotations = doc.get(metadata, "annotations") if metadata is not None else None
+    child = doc.get(annotations, KEY) if annotations is not None else None
+    if child is not None:
+        return [replace_scalar(doc, child, value)]
+    if metadata is not None:
+        return set_map(doc, metadata, "annotations", {KEY: value}, first=True)
+    return [add_entries(doc, template, ((path[-1], {"annotations": {KEY: value}}),), first=True)]
+
+
+SHAPES = ["", "\n      metadata:\n        labels: {app: web}",
+          "\n      metadata:\n        annotations:\n          a: b\n",
+          f"\n      metadata:\n        annotations:\n          {KEY}: stale\n",
+          f"\n      metadata:\n        annotations:\n          {KEY}: 'stale'\n",
+          "\n      metadata:\n        annotations: {a: b}", "\n      metadata:\n        annotations: {}",
+          "\n      metadata:\n        annotations:\n", "\n      metadata:\n        annotations: null",
+          '\n      metadata: {"annotations": {"a": "b"}}', "\n      metadata: {labels: {app: web}}"]
+
+
+@pytest.mark.parametrize("value", ["0123456789abcdef", "2456789245", "12e4567890123456", "b5g8t2k9mh"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_an_annotation_prepared_in_the_scan_is_the_one_made_from_the_tree(shape, value):
+    """The scan prepares each referrer's annotation with a stand-in value while its tree is read;
+    filled with the value, its edits (their text, quoting included, and what they mean) are those
+    made from the tree with the value itself."""
+    res = read_resource(read_resource_list(resource_list(deployment(template_metadata=shape)).encode()).sources[0], 0)
+    path = ("spec", "template", "metadata")
+    filled = prepare(res, path).fill(value).edits
+    assert [(e.start, e.end, e.text, e.change) for e in filled] == \
+        [(e.start, e.end, e.text, e.change) for e in _directly(res, path, value)]
+    assert "KRMFN" not in splice(res.source, filled).decode()
+
+
+def test_a_stable_name_run_reads_each_referrer_once(monkeypatch):
+    """The referrers' annotations were made by parsing each referrer again in the plan."""
+    import krmfn.krm.resource as resource
+
+    parsed = []
+    real = resource.parse_item
+    monkeypatch.setattr(resource, "parse_item", lambda source: parsed.append(source) or real(source))
+    body = cm() + "".join(deployment(name=f"web-{i}", template_metadata=SHAPES[i % len(SHAPES)]) for i in range(12))
+    out = ok(body, annotated())
+    assert sum(template_hash(out, f"web-{i}") is not None for i in range(12)) == 12
+    assert len(parsed) == len(set(parsed)) == 13
+
+
+def test_a_pod_template_whose_metadata_is_not_a_map_is_refused_naming_it():
+    """It was an internal error (NotEditable escaped the plan)."""
+    out = run(resource_list(cm() + deployment(template_metadata="\n      metadata: oops"), annotated()))
+    assert exit_code(out) == 1
+    [error] = [r for r in out.results if r.severity == "error"]
+    assert error.field_path == "spec.template.metadata" and "cannot be written in place" in error.message

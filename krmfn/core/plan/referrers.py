@@ -43,7 +43,8 @@ def resolve(p: Planning) -> None:
 
 def _settle(p: Planning, item: int, res: Resource, named: dict[int, Hashed],
             rewrites: list[tuple[Reference, Hashed]]) -> None:
-    settled = settle(res, named, rewrites, p.scanned.rollouts.get(item), p.config, p.index)
+    settled = settle(res, named, rewrites, p.scanned.rollouts.get(item), p.config, p.index,
+                     p.scanned.templates.get(item))
     p.results += settled.results
     if settled.fate is not None:
         p.fates.append(settled.fate)

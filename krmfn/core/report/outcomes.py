@@ -22,10 +22,10 @@ from krmfn.core.report import rollout
 from krmfn.core.report.rollout import Verdict
 from krmfn.core.run.scan import Hashed, Reference
 from krmfn.krm.resource import Resource
-from krmfn.results import ReferenceProblem, ResourceRef, Result
+from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 
 if TYPE_CHECKING:
-    from krmfn.core.naming.annotate import Annotation
+    from krmfn.core.naming.annotate import Annotation, Prepared
     from krmfn.core.naming.jobs import Rename
 
 # Kinds that name an object to grant access to it, not to use it: nothing to roll, nothing to say.
@@ -62,9 +62,10 @@ def check_names_back(hashed: list[Hashed], index: Index) -> None:
 
 
 def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Reference, Hashed]],
-           verdict: Verdict | None, config: Config, index: Index) -> Settled:
+           verdict: Verdict | None, config: Config, index: Index, template: Prepared | None = None) -> Settled:
     """``targets``: the objects krmfn manages that the referrer names (or that a mark on it
-    names), by item; ``rewrites``: its references that change in its text."""
+    names), by item; ``rewrites``: its references that change in its text; ``template``: where
+    its stable-name annotation goes, as the scan found it (None: read from its tree again)."""
     out = Settled(res.ref)
     renamed: list[Hashed] = []
     stable: list[Hashed] = []
@@ -85,9 +86,7 @@ def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Refer
                 out.results.append(_nothing_rolls(res, stable))
             stable = []
         else:
-            from krmfn.core.naming.annotate import annotation  # here, for start-up time: stable-name runs only
-
-            out.annotation = annotation(res, path, value)
+            out.annotation = _annotation(res, path, value, template)
     generated = verdict is not None and verdict[1] == rollout.GENERATED  # a new Job each create: no rename
     if config.suffix_jobs and res.kind == "Job" and (renamed or stable) and not generated:
         from krmfn.core.naming import jobs  # here, for start-up time: only suffixJobs runs need it
@@ -102,6 +101,20 @@ def settle(res: Resource, targets: dict[int, Hashed], rewrites: list[tuple[Refer
             [(t.res.kind, t.original, t.new_name) for t in renamed], [(t.res.kind, t.original) for t in stable],
             [(t.res.kind, t.original) for t in restored]))
     return out
+
+
+def _annotation(res: Resource, path: tuple[str, ...], value: str, template: Prepared | None) -> Annotation:
+    """The referrer's pod template with ``value``; a refusal naming the field where it must change
+    and cannot be written in place (its template's metadata is not a map)."""
+    from krmfn.core.naming.annotate import prepare  # here, for start-up time: stable-name runs only
+    from krmfn.yaml.textedit import NotEditable
+
+    try:
+        return (template or prepare(res, path)).fill(value)
+    except NotEditable as exc:
+        field = res.tree.path_of(exc.node, res.node)
+        raise InputError(f"{field} must change (the pod-template annotation {CONFIG_HASH}) and cannot be written "
+                         f"in place: {exc}", res.ref, field) from None
 
 
 def _nothing_rolls(res: Resource, stable: list[Hashed]) -> Result:

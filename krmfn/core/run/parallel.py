@@ -58,6 +58,7 @@ class _Packed:
     roll_marks: dict
     immutable: set[int]
     made: dict[int, tuple[str, str]]
+    templates: dict
 
 
 def _pack(s: Scanned) -> _Packed:
@@ -69,7 +70,8 @@ def _pack(s: Scanned) -> _Packed:
          for h in s.hashed],
         {i: [(r.node, r.name, r.site, r.namespace, r.prefix, r.unplaced, r.kind, r.in_known_kind) for r in refs]
          for i, refs in s.references.items()},
-        s.results, s.declined, s.families, s.marks, s.rollouts, s.reads, s.roll_marks, s.immutable, s.made)
+        s.results, s.declined, s.families, s.marks, s.rollouts, s.reads, s.roll_marks, s.immutable, s.made,
+        s.templates)
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
@@ -78,7 +80,8 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],
                    {i: [Reference(*r) for r in refs] for i, refs in p.references.items()}, p.results,
-                   p.declined, p.families, p.marks, p.rollouts, p.reads, p.roll_marks, p.immutable, p.made)
+                   p.declined, p.families, p.marks, p.rollouts, p.reads, p.roll_marks, p.immutable, p.made,
+                   p.templates)
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
@@ -86,7 +89,7 @@ def _merge(a: Scanned, b: Scanned) -> Scanned:
                    {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
                    {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts},
                    {**a.reads, **b.reads}, {**a.roll_marks, **b.roll_marks}, a.immutable | b.immutable,
-                   {**a.made, **b.made})
+                   {**a.made, **b.made}, {**a.templates, **b.templates})
 
 
 class _Pipe:

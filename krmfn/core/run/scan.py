@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from krmfn.core.config import Config, Strategy
 from krmfn.core.naming import hashing
@@ -24,7 +24,7 @@ from krmfn.core.naming.content import (
 )
 from krmfn.core.naming.renamed import renamed_edits
 from krmfn.core.naming.retention import KUSTOMIZE_HASHES, OPT_IN, OPTED_OUT, ORIGINAL_NAME, retention_annotations
-from krmfn.core.naming.strategy import content_digest, strategy_of
+from krmfn.core.naming.strategy import STRATEGY, content_digest, strategy_of
 from krmfn.core.references.kinds import BY_KIND, RenamedKind, reference_kind, renamed_kind
 from krmfn.core.references.known import read_by_name
 from krmfn.core.references.table import template_metadata
@@ -50,6 +50,9 @@ from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 from krmfn.yaml.follow import Walk
 from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.yaml.tree import Doc, Node
+
+if TYPE_CHECKING:
+    from krmfn.core.naming.annotate import Prepared
 
 MAX_NAME = 253
 # Kinds whose text may mention ConfigMaps without naming one (data, schemas): never searched
@@ -143,6 +146,9 @@ class Scanned:
     # Objects whose controller makes an object of another name (an ExternalSecret's spec.target.name):
     # item index -> (that name, its family). Others are named by their own name and family.
     made: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # Where each referrer's stable-name annotation goes (core.naming.annotate), by item: found
+    # while its tree is read, in runs that may hold a stable-name object.
+    templates: dict[int, Prepared] = field(default_factory=dict)
 
     def named_as(self, res: Resource) -> tuple[str, str]:
         """The (kind, name) a reference to this object of a renamed kind carries."""
@@ -362,6 +368,9 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
     retention = retention_annotations(config.retention)
     if plain is None:
         plain = unread(rl, config, table)
+    # a referrer's stable-name annotation is prepared while its tree is read, where a stable-name
+    # object may be (the config's strategy, or an object's own annotation: a byte search)
+    stable = config.strategy is Strategy.ANNOTATION or STRATEGY.encode() in rl.layout.data
     for index in range(start, len(rl.sources) if stop is None else stop):
         source = rl.sources[index]
         known = plain[index]
@@ -370,12 +379,12 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
             continue
         res = read_resource(source, index, rl.item_name(index), rl.placer(index))
         out.resources.append(res)
-        _scan_item(res, config, table, retention, out)
+        _scan_item(res, config, table, retention, out, stable)
     return out
 
 
 def _scan_item(res: Resource, config: Config, table: ReferenceTable, retention: dict[str, str],
-               out: Scanned) -> None:
+               out: Scanned, stable: bool = False) -> None:
     """One parsed item: what it is (an object of a renamed kind), what it names, what marks it
     carries and what a new pod template does to it; then its tree is dropped."""
     index, source = res.index, res.source
@@ -397,6 +406,11 @@ def _scan_item(res: Resource, config: Config, table: ReferenceTable, retention: 
     if walk is not None and may_mark(source, config):
         _scan_marks(res, config, out)
     if refs or index in out.marks:
+        path = template_metadata(res.api_version, res.kind) if stable else None
+        if path is not None:
+            from krmfn.core.naming.annotate import prepare  # here, for start-up time: stable-name runs only
+
+            out.templates[index] = prepare(res, path)
         found = verdict(res.tree, res.node, res.api_version, res.kind)
         if found is not None:
             out.rollouts[index] = found
