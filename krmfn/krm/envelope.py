@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from krmfn.krm.data import results_yaml
 from krmfn.results import InputError, Result, in_source
 from krmfn.yaml.encoding import TextForm
-from krmfn.yaml.split import Cut, Origin, cut, join
+from krmfn.yaml.split import Cut, ItemReader, Origin, cut, join
 from krmfn.yaml.tree import Doc, Node, Unreadable, YamlError
 from krmfn.yaml.verify import frame_difference
 
@@ -104,13 +104,14 @@ def _check_envelope(doc: Doc) -> Node:
     return root
 
 
-def read_resource_list(data: bytes, form: TextForm = TextForm()) -> ResourceList:
-    """Cut the input, read and check its envelope; items are read later, one at a time.
+def read_resource_list(data: bytes, form: TextForm = TextForm(), reader: ItemReader | None = None) -> ResourceList:
+    """Cut the input, read and check its envelope; items are read later, one at a time, or by
+    ``reader`` as the cut goes (core.run.stream).
 
     ``form``: the BOM and line breaks the input came with, for :func:`render`.
     """
     _no_tags(data)
-    layout = cut(data)
+    layout = cut(data, reader=reader)
     envelope = Doc.parse(layout.envelope)
     root = _check_envelope(envelope)
     fc = envelope.get(root, "functionConfig")
@@ -120,23 +121,30 @@ def read_resource_list(data: bytes, form: TextForm = TextForm()) -> ResourceList
 
 
 def read_streams(texts: Sequence[bytes], function_config: bytes | None, names: Sequence[str | None],
-                 forms: Sequence[TextForm]) -> ResourceList:
+                 forms: Sequence[TextForm], reader: ItemReader | None = None) -> ResourceList:
     """Plain streams (UTF-8, LF, no BOM: one, or a file each) read as one input by the same cut:
-    their documents are the objects. ``function_config``: the config as YAML text (from flags)."""
+    their documents are the objects. ``function_config``: the config as YAML text (from flags);
+    ``reader``: reads the objects of one stream as the cut goes (core.run.stream)."""
     cuts = []
     for text, name in zip(texts, names):
         try:
             _no_tags(text)
-            cuts.append(cut(text, stream=True))
+            cuts.append(cut(text, stream=True, reader=reader if len(texts) == 1 else None))
         except YamlError as exc:
             raise stream_error(exc, text, name) from None
         except InputError as exc:
             raise in_source(exc, name) from None
     layout = cuts[0] if len(cuts) == 1 else join(cuts)
+    envelope, root, fc = stream_envelope(function_config)
+    return ResourceList(envelope, root, layout, fc, list(names), list(forms) or [TextForm()])
+
+
+def stream_envelope(function_config: bytes | None) -> tuple[Doc, Node, Node | None]:
+    """The envelope a plain stream is read with: its function config (YAML text, from flags) under
+    ``functionConfig``, its root and that node."""
     envelope = Doc.parse(b"functionConfig: " + function_config + b"\n" if function_config else b"{}")
     root = envelope.documents()[0]
-    fc = envelope.get(root, "functionConfig")
-    return ResourceList(envelope, root, layout, fc, list(names), list(forms) or [TextForm()])
+    return envelope, root, envelope.get(root, "functionConfig")
 
 
 def stream_error(exc: YamlError, text: bytes, name: str | None) -> InputError:

@@ -103,6 +103,12 @@ def read_resource(source: bytes, index: int, where: str | None = None,
         what = "cannot be read by krmfn" if isinstance(exc, Unreadable) else "is not valid YAML"
         at = exc.placed(place) if place is not None else f"{exc.detail} (lines counted from the item's first line)"
         raise InputError(f"{where} {what}: {at}") from None
+    return resource_of(doc, node, source, index, where)
+
+
+def resource_of(doc: Doc, node: Node, source: bytes, index: int, where: str) -> Resource:
+    """An item from its tree, checked as :func:`read_resource` checks it (``where``: its name in
+    a message)."""
     if not doc.is_map(node):
         raise InputError(f"{where} is {doc.describe(node)}, not a Kubernetes object (a map with apiVersion, kind "
                          "and metadata)")

@@ -30,6 +30,7 @@ import bisect
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 import yaml
 from yaml.events import (
@@ -44,7 +45,7 @@ from yaml.events import (
 
 from krmfn.yaml.probe import IDENTITY
 from krmfn.yaml.scalars import NULLS, non_string_plain
-from krmfn.yaml.tree import ByteOffsets, YamlError, _error, block_scalar_end
+from krmfn.yaml.tree import ByteOffsets, YamlError, _error, as_read, block_scalar_end
 
 
 class Origin:
@@ -107,11 +108,8 @@ class Cut:
     documents: int = 0  # in a stream, how many documents it holds (null documents counted)
     # several streams read as one (files): where each is in ``data``, its first slot and document
     parts: list[tuple[int, int, int, int]] = field(default_factory=list)
+    items: list[bytes] = field(default_factory=list)  # each object's text, cut as the pass closed it
 
-    @functools.cached_property
-    def items(self) -> list[bytes]:
-        """Each object's text (cut once: every item is read by index)."""
-        return [self.data[a:b] for a, b in self.slots]
 
     def after(self, index: int) -> bytes:
         """The frame text after slot ``index`` that still counts for what it reads as."""
@@ -206,8 +204,10 @@ def join(cuts: list[Cut]) -> Cut:
     idents: list[dict[str, str] | None] = []
     windows: list[int] = []
     parts: list[tuple[int, int, int, int]] = []
+    items: list[bytes] = []
     offset = documents = 0
     for c in cuts:
+        items += c.items
         parts.append((offset, offset + len(c.data), len(slots), documents))
         lists += [(first + len(slots), kind) for first, kind in c.lists]
         slots += [(a + offset, b + offset) for a, b in c.slots]
@@ -219,7 +219,7 @@ def join(cuts: list[Cut]) -> Cut:
         data.append(c.data)
     joined = b"".join(data)
     return Cut(joined, slots, None, len(joined), 0, False, b"", lists, outer, idents, windows, True,
-               documents, parts)
+               documents, parts, items)
 
 
 def _json_results(results: bytes) -> bytes:
@@ -282,13 +282,16 @@ class _NotAList(Exception):
     """The input is not one map with an ``items`` list: the envelope check says why."""
 
 
-def cut(data: bytes, stream: bool = False) -> Cut:
+def cut(data: bytes, stream: bool = False, reader: ItemReader | None = None) -> Cut:
     """Cut a ResourceList, or with ``stream`` a plain multi-document stream (UTF-8, LF, no BOM),
     into its objects' texts; raises YamlError for text that is not YAML, and leaves the rest of
-    the checks (one document, a map, its kind) to the envelope's reader."""
+    the checks (one document, a map, its kind) to the envelope's reader. ``reader``: given each
+    object as the pass closes it (:class:`ItemReader`)."""
     text = data.decode("utf-8")
+    to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else ByteOffsets(text)
+    slots = _Slots(text, data, to_b, stream, reader)
     try:
-        found = _events(text, data, stream)
+        found = _events(text, data, slots, stream)
     except yaml.YAMLError as exc:
         error = _error(exc)
         if stream:
@@ -297,37 +300,11 @@ def cut(data: bytes, stream: bool = False) -> Cut:
     except _NotAList:
         return Cut(data, [], None, len(data), 0, False, data)
     top_start, top_end, flow_top, results, seq, entries, documents = found
-    to_b: Callable[[int], int] = (lambda i: i) if text.isascii() else ByteOffsets(text)
-    slots: list[tuple[int, int]] = []
-    lists: list[tuple[int, str]] = []
-    outer: list[int] = []
-    idents: list[dict[str, str] | None] = []
-    windows: list[int] = []
+    done = Cut(data, slots.slots, None, len(data), 0, False, b"", slots.lists, slots.outer, slots.idents,
+               items=slots.items)
     if stream:
-        starts = [_document_start(text, entry.start) for entry in entries] + [len(text)]
-        for number, entry in enumerate(entries):
-            if _expands(entry):
-                first = len(slots)
-                _list_entries(text, entry, entry.document, slots, lists, outer, idents, to_b)
-                windows += [end for _, end in slots[first:]]
-                continue
-            end = _slot_end(text, entry.end)
-            slots.append((to_b(starts[number]), to_b(end)))
-            windows.append(to_b(max(end, starts[number + 1])))
-            outer.append(entry.document)
-            idents.append(entry.ident if not entry.aliased else None)
-        return Cut(data, slots, None, len(data), 0, False, b"", lists, outer, idents, windows, True,
-                   documents)
-    if seq is not None:
-        prev = text.rfind("\n", 0, seq[0]) + 1 if not seq[1] else -1
-        for number, entry in enumerate(entries):
-            if _expands(entry):
-                _list_entries(text, entry, number, slots, lists, outer, idents, to_b)
-                prev = _line_end(text, entry.end) if not entry.flow else -1
-                continue
-            prev = _slot(text, entry, prev, slots, to_b)
-            outer.append(number)
-            idents.append(entry.ident if not entry.aliased else None)
+        done.windows, done.stream, done.documents = slots.windows(entries), True, documents
+        return done
     envelope = data
     if seq is not None and entries:
         if seq[1]:  # a flow list: its entries out, its brackets stay
@@ -335,12 +312,122 @@ def cut(data: bytes, stream: bool = False) -> Cut:
         else:
             first = to_b(text.rfind("\n", 0, entries[0].start) + 1)
             envelope = data[:first] + b" []\n" + data[to_b(_line_end(text, entries[-1].end)):]
-    results_span = None
     if results is not None:
         a, b = results
-        results_span = (to_b(a), to_b(b if flow_top else _line_end(text, b)))
-    return Cut(data, slots, results_span, to_b(top_end), to_b(top_start), flow_top, envelope,
-               lists, outer, idents, [b for _, b in slots])
+        done.results = (to_b(a), to_b(b if flow_top else _line_end(text, b)))
+    done.top_end, done.top_start, done.flow_top, done.envelope = to_b(top_end), to_b(top_start), flow_top, envelope
+    done.windows = [b for _, b in done.slots]
+    return done
+
+
+class ItemReader:
+    """What reads the objects as the cut's pass closes each (core.run.stream): so that an object
+    is parsed once, by the pass itself, its events are kept while it is read and handed over with
+    its slot. A base class that wants none and reads nothing."""
+
+    def wants(self, entry: int) -> bool:
+        """Whether to keep the events of entry ``entry`` of ``items`` (or document, in a stream)."""
+        return False
+
+    def keeps(self, kind: str) -> bool:
+        """Whether to go on keeping them once its ``kind`` is read (a kind seldom parsed: no)."""
+        return True
+
+    def read(self, index: int, entry: int, source: bytes, ident: dict[str, str] | None, events: list | None,
+             text: str, base: int, dash: int | None) -> None:
+        """Slot ``index`` is cut, of entry ``entry`` (a List's entries share it): its bytes, its
+        identity as the pass read it, and (when kept) its events with what
+        :meth:`krmfn.yaml.tree.Doc.of_events` needs: the slot's text, where it starts in the
+        pass's text, and the ``-`` of a block list's entry in it."""
+
+
+class _Slots:
+    """Each entry's slot (or a List's entries' slots), made as the pass closes the entry: so that
+    a reader is handed each object with its events while the pass goes on."""
+
+    def __init__(self, text: str, data: bytes, to_b: Callable[[int], int], stream: bool,
+                 reader: ItemReader | None):
+        self.text, self.data, self.to_b, self.stream, self.reader = text, data, to_b, stream, reader
+        self.slots: list[tuple[int, int]] = []
+        self.items: list[bytes] = []
+        self.lists: list[tuple[int, str]] = []
+        self.outer: list[int] = []
+        self.idents: list[dict[str, str] | None] = []
+        self.ends: list[tuple[int, int]] = []  # a stream's plain documents: (slot, content's line end)
+        self.prev = -1  # where the next block entry's slot starts (-1: its own line's start)
+
+    def begin(self, seq_start: int, flow: bool) -> None:
+        """The ``items`` list starts: its first block entry's slot starts at its line."""
+        self.prev = -1 if flow else self.text.rfind("\n", 0, seq_start) + 1
+
+    def add(self, number: int, entry: Entry, events: list | None) -> None:
+        """Entry ``number`` is closed: its slot (or its entries' slots, for a List)."""
+        text, to_b = self.text, self.to_b
+        owner = entry.document if self.stream else number
+        if _expands(entry):
+            first = len(self.slots)
+            _list_entries(text, entry, owner, self.slots, self.lists, self.outer, self.idents, to_b)
+            self.prev = _line_end(text, entry.end) if not entry.flow else -1
+            for index in range(first, len(self.slots)):
+                self._cut(index, number, None, None, 0, 0, None)
+            return
+        dash = None
+        if self.stream:
+            start = _document_start(text, entry.start)
+            end = _slot_end(text, entry.end)
+            self.ends.append((len(self.slots), end))
+        elif entry.flow:
+            start, end = entry.start, entry.end
+            self.prev = -1
+        else:
+            start = self.prev if self.prev >= 0 else text.rfind("\n", 0, entry.start) + 1
+            end = self.prev = _slot_end(text, entry.end)
+            at = _dash(text, start, entry.start) if events is not None else None
+            dash = None if at is None else at - start
+        self.slots.append((to_b(start), to_b(end)))
+        self.outer.append(owner)
+        ident = entry.ident if not entry.aliased else None
+        self.idents.append(ident)
+        self._cut(len(self.slots) - 1, number, ident,
+                  events if dash is not None or self.stream or entry.flow else None, start, end, dash)
+
+    def _cut(self, index: int, number: int, ident: dict[str, str] | None, events: list | None, start: int,
+             end: int, dash: int | None) -> None:
+        a, b = self.slots[index]
+        source = self.data[a:b]
+        self.items.append(source)
+        if self.reader is not None:
+            text = self.text[start:end] if events is not None else ""
+            if events is not None and len(as_read(text)) != len(text):  # read alone, it is ended first
+                events = None
+            self.reader.read(index, number, source, ident, events, text, start, dash)
+
+    def windows(self, entries: list[Entry]) -> list[int]:
+        """A stream's windows: a document's runs to the next document's slot (its ``---`` and the
+        comments before it), a List's entry's is its slot."""
+        text, to_b = self.text, self.to_b
+        windows = [b for _, b in self.slots]
+        starts = [_document_start(text, entry.start) for entry in entries] + [len(text)]
+        plain = [n for n, entry in enumerate(entries) if not _expands(entry)]
+        for (index, end), number in zip(self.ends, plain):
+            windows[index] = to_b(max(end, starts[number + 1]))
+        return windows
+
+
+def _dash(text: str, start: int, node: int) -> int | None:
+    """The ``-`` of the block list entry whose slot starts at ``start`` and whose node starts at
+    ``node``: the first character past empty and comment lines (None where there is none)."""
+    pos = start
+    while pos < node:
+        brk = text.find("\n", pos, node)
+        line = text[pos:node if brk < 0 else brk]
+        body = line.lstrip(" \t")
+        if body and not body.startswith("#"):
+            return pos + len(line) - len(body) if body.startswith("-") else None
+        if brk < 0:
+            return None
+        pos = brk + 1
+    return None
 
 
 def _documents_begun(text: str) -> int:
@@ -431,14 +518,16 @@ class _Pass:
     handled by the methods its tables name (a class of small handlers: the pass read as one
     function was too branched to check by eye)."""
 
-    __slots__ = ("docs", "entries", "entry", "events", "flow", "flow_top", "is_map", "key", "last", "results",
-                 "results_start", "role", "seq", "stack", "stream", "sub", "text", "top_end", "top_start",
-                 "want_key")
+    __slots__ = ("docs", "entries", "entry", "events", "flow", "flow_top", "is_map", "kept", "key", "last",
+                 "results", "results_start", "role", "seq", "slots", "stack", "stream", "sub", "text", "top_end",
+                 "top_start", "want_key")
 
-    def __init__(self, text: str, stream: bool, events: Iterator[object]):
+    def __init__(self, text: str, stream: bool, events: Iterator[object], slots: _Slots):
         self.text = text
         self.events = events
         self.stream = stream
+        self.slots = slots
+        self.kept: list | None = None  # the events of the entry being read, while its reader wants them
         self.docs = 0
         self.top_start = self.top_end = 0
         self.flow_top = False
@@ -487,7 +576,13 @@ class _Pass:
     def _items_value(self, ev: object) -> None:
         if not (self.stream and _is_null(ev)):
             start = ev.start_mark.index  # type: ignore[attr-defined]
-            self.entries.append(Entry(start, _content_end(self.text, ev), self.flow, document=self.docs))
+            self._closed(Entry(start, _content_end(self.text, ev), self.flow, document=self.docs - 1))
+
+    def _closed(self, entry: Entry) -> None:
+        """An entry of ``items`` (or a document) is read: its slot is cut, its kept events handed on."""
+        self.entries.append(entry)
+        kept, self.kept = self.kept, None
+        self.slots.add(len(self.entries) - 1, entry, kept)
 
     def _entry_value(self, ev: object) -> None:
         entry, key = self.entry, self.key
@@ -499,6 +594,9 @@ class _Pass:
             entry.ident.setdefault(key, ev.value)  # type: ignore[attr-defined]
         if key == "kind":
             entry.kind = ev.value  # type: ignore[attr-defined]
+            reader = self.slots.reader
+            if self.kept is not None and reader is not None and not reader.keeps(entry.kind):
+                self.kept = None
 
     def _meta_value(self, ev: object) -> None:
         entry = self.entry
@@ -529,10 +627,39 @@ class _Pass:
     def skip(self) -> None:
         """The rest of a container whose keys do not matter, up to its end, which closes it as any
         other. Most of an object's events are here: all they change is the last event of content
-        (a scalar, an alias, a flow collection's end) and, for an alias, the entry's mark."""
+        (a scalar, an alias, a flow collection's end) and, for an alias, the entry's mark. Where a
+        reader wants the entry, its events are kept on the way (:meth:`keep`)."""
+        if self.kept is not None:
+            self._keep()
+            return
         flows = [self.flow]  # of each container open in it, whether it is flow style
         last = self.last
         for ev in self.events:
+            c = ev.__class__
+            if c is ScalarEvent:
+                last = ev
+            elif c is MappingStartEvent or c is SequenceStartEvent:
+                flows.append(bool(ev.flow_style))  # type: ignore[attr-defined]
+            elif c is MappingEndEvent or c is SequenceEndEvent:
+                if len(flows) == 1:
+                    self.last = last
+                    self.close(ev)
+                    return
+                if flows.pop():
+                    last = ev
+            elif c is AliasEvent:
+                last = ev
+                if self.entry is not None:
+                    self.entry.aliased = True
+
+    def _keep(self) -> None:
+        """:meth:`skip`, each event kept for the entry's reader (a loop of its own: most entries
+        are read without it, and :meth:`skip`'s loop is the pass's hottest)."""
+        flows = [self.flow]
+        last = self.last
+        keep = cast(list, self.kept).append
+        for ev in self.events:
+            keep(ev)
             c = ev.__class__
             if c is ScalarEvent:
                 last = ev
@@ -559,11 +686,16 @@ class _Pass:
     def _top_child(self, ev: object, is_map: bool) -> str | None:
         if self.key == "items" and not is_map and self.seq is None:
             self.seq = (ev.start_mark.index, bool(ev.flow_style))  # type: ignore[attr-defined]
+            self.slots.begin(*self.seq)
             return "items"
         return None
 
     def _items_child(self, ev: object, is_map: bool) -> str | None:
-        self.entry = Entry(ev.start_mark.index, 0, self.flow, document=self.docs)  # type: ignore[attr-defined]
+        start = ev.start_mark.index  # type: ignore[attr-defined]
+        self.entry = Entry(start, 0, self.flow, document=self.docs - 1)
+        reader = self.slots.reader
+        if is_map and reader is not None and reader.wants(len(self.entries)):
+            self.kept = [ev]
         return "entry" if is_map else "whole"
 
     def _entry_child(self, ev: object, is_map: bool) -> str | None:
@@ -595,8 +727,8 @@ class _Pass:
         elif closing == "entry" or closing == "whole":
             assert self.entry is not None
             self.entry.end = end
-            self.entries.append(self.entry)
-            self.entry = None
+            entry, self.entry = self.entry, None
+            self._closed(entry)
         elif closing == "sub":
             assert self.entry is not None and self.sub is not None
             self.sub.end = end
@@ -612,10 +744,7 @@ class _Pass:
             raise _NotAList
 
     def found(self) -> tuple:
-        """What the pass found, as :func:`cut` reads it (a stream's documents counted from 0)."""
-        if self.stream:
-            for e in self.entries:
-                e.document = e.document - 1
+        """What the pass found, as :func:`cut` reads it."""
         return (self.top_start, self.top_end, self.flow_top, self.results, self.seq, self.entries, self.docs)
 
 
@@ -631,7 +760,7 @@ _CHILD: dict[str, Callable[[_Pass, object, bool], str | None]] = {
 }
 
 
-def _events(text: str, data: bytes, stream: bool = False) -> tuple:
+def _events(text: str, data: bytes, slots: _Slots, stream: bool = False) -> tuple:
     """One pass: the envelope map's span, an old ``results`` entry's span, the ``items`` list's
     start (and whether it is flow), each entry's start and content end, and for each entry that
     could be a List, its kind and its own entries. With ``stream``, each document's root is an
@@ -639,11 +768,13 @@ def _events(text: str, data: bytes, stream: bool = False) -> tuple:
     # libyaml reads ``data``, the text as UTF-8 (its marks count characters either way): given
     # the str, PyYAML would make a UTF-8 copy of it, as large as the input, for the pass's length
     events = iter(yaml.parse(data, Loader=yaml.CSafeLoader))
-    state = _Pass(text, stream, events)
+    state = _Pass(text, stream, events, slots)
     on = {ScalarEvent: state.scalar, AliasEvent: state.scalar, MappingStartEvent: state.open,
           SequenceStartEvent: state.open, MappingEndEvent: state.close, SequenceEndEvent: state.close,
           DocumentStartEvent: state.document}
     for ev in events:
+        if state.kept is not None:  # the entry's own keys and metadata (skip keeps the rest)
+            state.kept.append(ev)
         handle = on.get(ev.__class__)
         if handle is not None:
             handle(ev)

@@ -14,7 +14,7 @@ offsets into the text as given (libyaml counts characters; non-ASCII texts are m
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NewType, cast
 
 import yaml
@@ -235,9 +235,45 @@ class Doc:
         text = as_read(text)
         doc = cls(text, source)
         try:
-            doc._build(text)
+            doc._build(yaml.parse(text, Loader=yaml.CSafeLoader))
         except yaml.YAMLError as exc:
             raise _error(exc) from None
+        if "?" in text or "&" in text:
+            doc._check_misreads()
+        return doc
+
+    @classmethod
+    def of_events(cls, events: list, text: str, source: bytes, base: int, dash: int | None) -> Doc:
+        """The tree of one object's text (a slot of the cut, yaml.split), made from the events
+        the cut's own pass read it as, not by parsing the text again: what :meth:`parse` of
+        ``text`` gives (tests/yaml/test_of_events.py holds them equal over the YAML test suite).
+        ``base``: where the text starts in the text the pass read; ``dash``: the ``-`` of a block
+        list's entry, in ``text`` (the one-entry list the slot reads as alone), or None.
+        Raises YamlError as :meth:`parse` does, placed in the whole text (a caller that places
+        errors in the slot parses it instead)."""
+        doc = cls(text, source)
+        if dash is not None:  # the one-entry block list around the entry
+            doc.kind.append(SEQ)
+            doc.val.append(None)
+            doc.start.append(dash)
+            doc.end.append(len(text))
+            doc.stop.append(0)
+            doc.style.append(False)
+            doc.plain.append(False)
+            doc.tag.append(None)
+            doc.anchor.append(None)
+            doc.up.append(Node(0))
+            doc.kname.append(None)
+            doc.kstart.append(NONE)
+            doc.kplain.append(True)
+            doc.kids.append([])
+            cast("list[list[int]]", doc.kids)[0].append(1)
+        try:
+            doc._build(events, base, len(text), 1 if dash is not None else 0)
+        except yaml.YAMLError as exc:
+            raise _error(exc) from None
+        if dash is not None:
+            doc.stop[1] = len(doc.kind)
         if "?" in text or "&" in text:
             doc._check_misreads()
         return doc
@@ -265,24 +301,28 @@ class Doc:
                     raise Unreadable(f"an anchor with ':' in its name (&{name}:...), which YAML readers read "
                                      "differently; rename the anchor", line, at - text.rfind("\n", 0, at))
 
-    def _build(self, text: str) -> None:
+    def _build(self, events: Iterable, base: int = 0, limit: int | None = None, cur: int = 0) -> None:
+        """Nodes from a YAML event stream. ``base``, ``limit``: the text's span in the text the
+        events were read from (a block collection that closes after the text, at the next
+        token there, ends with it, as it does read alone); ``cur``: the node they go under."""
         kind, val, start, end, stop, style = self.kind, self.val, self.start, self.end, self.stop, self.style
+        limit = len(self.text) if limit is None else limit
         plain, tag, anchor = self.plain, self.tag, self.anchor
         key, kstart, kplain = self.kname, self.kstart, self.kplain
         # the only place nodes are made: as the numbers they are
         parent, kids = cast("list[int]", self.up), cast("list[list[int] | None]", self.kids)
         alias_of = cast("dict[int, int]", self.alias_of)
         anchors: dict[str, int] = {}
-        cur, in_map, want_key = 0, False, False
+        in_map, want_key = False, False
         stack: list[tuple[int, bool]] = []
         pkey: str | None = None
         pstart, pplain = NONE, True
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+        for ev in events:
             c = ev.__class__
             if want_key:
                 want_key = False
                 if c is ScalarEvent:
-                    pkey, pstart, pplain = ev.value, ev.start_mark.index, not ev.style
+                    pkey, pstart, pplain = ev.value, ev.start_mark.index - base, not ev.style
                     if pkey == MERGE and pplain:
                         self.merges = True
                     if ev.anchor is not None:
@@ -290,11 +330,11 @@ class Doc:
                         self.may_alias = True
                     continue
                 if c is AliasEvent:
-                    pkey, pstart, pplain = self._key_alias(anchors, ev), ev.start_mark.index, True
+                    pkey, pstart, pplain = self._key_alias(anchors, ev), ev.start_mark.index - base, True
                     self.key_aliases[len(kind)] = ev.anchor  # the entry's node comes next
                     continue
                 if c is MappingEndEvent:
-                    end[cur] = ev.end_mark.index
+                    end[cur] = min(ev.end_mark.index - base, limit)
                     stop[cur] = len(kind)
                     cur, in_map = stack.pop()
                     want_key = in_map
@@ -306,8 +346,8 @@ class Doc:
                 n = len(kind)
                 kind.append(SCALAR)
                 val.append(ev.value)
-                start.append(ev.start_mark.index)
-                end.append(ev.end_mark.index)
+                start.append(ev.start_mark.index - base)
+                end.append(ev.end_mark.index - base)
                 stop.append(n + 1)
                 s = ev.style or None  # libyaml's plain style is ""
                 style.append(s)
@@ -322,7 +362,7 @@ class Doc:
                 n = len(kind)
                 kind.append(MAP if c is MappingStartEvent else SEQ)
                 val.append(None)
-                start.append(ev.start_mark.index)
+                start.append(ev.start_mark.index - base)
                 end.append(0)
                 stop.append(0)
                 style.append(ev.flow_style)
@@ -334,7 +374,7 @@ class Doc:
                     anchors[a] = n
                     self.may_alias = True
             elif c is MappingEndEvent or c is SequenceEndEvent:
-                end[cur] = ev.end_mark.index
+                end[cur] = min(ev.end_mark.index - base, limit)
                 stop[cur] = len(kind)
                 cur, in_map = stack.pop()
                 want_key = in_map
@@ -355,8 +395,8 @@ class Doc:
                 alias_of[n] = target
                 kind.append(ALIAS)
                 val.append(ev.anchor)
-                start.append(ev.start_mark.index)
-                end.append(ev.end_mark.index)
+                start.append(ev.start_mark.index - base)
+                end.append(ev.end_mark.index - base)
                 stop.append(n + 1)
                 style.append(None)
                 plain.append(False)
@@ -692,13 +732,19 @@ class Doc:
         return None
 
 
-__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Node", "Unreadable", "YamlError"]
+__all__ = ["ALIAS", "MAP", "NONE", "SCALAR", "SEQ", "Doc", "Node", "Unreadable", "YamlError", "item_node",
+           "parse_item"]
 
 
 def parse_item(source: bytes) -> tuple[Doc, Node]:
     """Parse one object's text: an entry of a block list (``- `` and all) or a flow map; the
     object's node."""
-    doc = Doc.parse(source)
+    return item_node(Doc.parse(source))
+
+
+def item_node(doc: Doc) -> tuple[Doc, Node]:
+    """An object's tree (parsed, or made from the cut's pass) and its node: the one document's
+    root, or the one entry of the block list it is."""
     docs = doc.all_documents()
     if len(docs) != 1:
         raise YamlError("an item's text did not read back as one object", lead="")

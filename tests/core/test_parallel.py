@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import exit_code
@@ -13,7 +12,7 @@ from krmfn.core.run import parallel
 from krmfn.core.run.function import run_resource_list
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from generate import resource_list  # noqa: E402
+from generate import resource_list
 
 BIG = resource_list(300).encode()  # 1,500 items, > 1 MiB: parallel.py forks
 

@@ -213,9 +213,9 @@ def test_every_shape_holds_bytes_the_scan_looks_for_before_parsing():
 def test_a_role_that_only_lists_secrets_is_not_parsed_and_one_that_names_one_is(monkeypatch):
     from krmfn.core.run import scan
 
-    parsed = []
-    original = scan.read_resource
-    monkeypatch.setattr(scan, "read_resource", lambda *a: parsed.append(a[0]) or original(*a))
+    parsed = []  # each object the scan reads from its tree (from the cut's pass, or parsed alone)
+    original = scan.Scanner.add
+    monkeypatch.setattr(scan.Scanner, "add", lambda self, res: parsed.append(res.source) or original(self, res))
     role = ("- apiVersion: rbac.authorization.k8s.io/v1\n  kind: Role\n  metadata: {name: r, namespace: ns}\n"
             "  rules:\n  - apiGroups: ['']\n    resources: [secrets, configmaps]\n    verbs: [get]\n")
     run(resource_list(role))

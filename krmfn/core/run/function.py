@@ -6,13 +6,14 @@ and decides the exit code from the results.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from krmfn.core.config import read_config
+from krmfn.core.config import Config, read_config
 from krmfn.core.plan.passes import plan
 from krmfn.core.references.walk import ReferenceTable
 from krmfn.core.run.parallel import scan_items, write_items
+from krmfn.core.run.stream import StreamScan, guess, streams
 from krmfn.krm.envelope import (
     ResourceList,
     item_error,
@@ -20,9 +21,11 @@ from krmfn.krm.envelope import (
     read_streams,
     render,
     render_streams,
+    stream_envelope,
 )
 from krmfn.krm.limits import Limits, Prescan, check_inputs, check_parsed, yaml_error
 from krmfn.results import KrmfnError, Result, has_errors
+from krmfn.yaml.split import ItemReader
 from krmfn.yaml.tree import YamlError
 
 
@@ -58,14 +61,15 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
     try:
         [(prescan, form, data)] = check_inputs([data], [None], limits)
         try:
-            rl = read_resource_list(data, form)
+            rl, streamed = _read(prescan, data, lambda: guess(data, labels),
+                                 lambda reader: read_resource_list(data, form, reader))
         except YamlError as exc:
             placed = item_error(exc, data)
             return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
         return Outcome([], exc.results)
     try:
-        items, results = _rename(rl, prescan, limits, labels)
+        items, results = _rename(rl, prescan, limits, labels, streamed)
     except KrmfnError as exc:
         items, results = rl.sources, exc.results
     try:
@@ -97,20 +101,47 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
     names = list(names) if names is not None else [None] * len(texts)
     try:
         inputs = check_inputs(texts, names, limits)
-        rl = read_streams([text for _, _, text in inputs], function_config, names, [form for _, form, _ in inputs])
         prescan = Prescan(any(p.deep for p, _, _ in inputs), any(p.anchors for p, _, _ in inputs))
-        items, results = _rename(rl, prescan, limits, labels)
+        texts, forms = [text for _, _, text in inputs], [form for _, form, _ in inputs]
+        rl, streamed = _read(prescan, texts[0] if len(texts) == 1 else b"",
+                             lambda: _stream_config(function_config, labels) if len(texts) == 1 else None,
+                             lambda reader: read_streams(texts, function_config, names, forms, reader))
+        items, results = _rename(rl, prescan, limits, labels, streamed)
         outputs = render_streams(rl, items)
     except KrmfnError as exc:
         return StreamsOutcome([], exc.results)
     return StreamsOutcome(outputs, results, rl.sources, items)
 
 
-def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None
-            ) -> tuple[list[bytes], list[Result]]:
-    """The rename itself, over objects read by either reader: each object's new text, and the results."""
+def _read(prescan: Prescan, data: bytes, config: Callable[[], Config | None],
+          cut: Callable[[ItemReader | None], ResourceList]) -> tuple[ResourceList, StreamScan | None]:
+    """The input cut, and scanned as the cut goes (core.run.stream) where that reads it once on one
+    process, the config is known before the cut, and nothing asks for the checks of parsed
+    objects first (deep nesting, aliases: core.run.scan reads those after the cut)."""
+    known = None if prescan.deep or prescan.anchors or not streams(data) else config()
+    if known is None:
+        return cut(None), None
+    reader = StreamScan(known, data)
+    return cut(reader), reader
+
+
+def _stream_config(function_config: bytes | None, labels: Mapping[str, str] | None) -> Config | None:
+    """A plain stream's config, read as its envelope will be (None: its error is said after the cut)."""
+    try:
+        envelope, _, node = stream_envelope(function_config)
+        return read_config(envelope, node, labels)
+    except KrmfnError:
+        return None
+
+
+def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[str, str] | None,
+            streamed: StreamScan | None = None) -> tuple[list[bytes], list[Result]]:
+    """The rename itself, over objects read by either reader: each object's new text, and the
+    results. ``streamed``: the objects as the cut's pass read them, used if read under this config."""
     check_parsed(rl, prescan, limits)
     config = read_config(rl.envelope, rl.function_config, labels)
-    scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs))
+    scanned = streamed.scanned(config) if streamed is not None else None
+    if scanned is None:
+        scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs))
     p = plan(scanned, config, rl.item_name)
     return write_items(scanned, p, config, rl.layout.after), p.results

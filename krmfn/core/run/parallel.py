@@ -34,7 +34,8 @@ MIN_PARALLEL_COST = 1 << 18
 NODE_BYTES = 100
 
 
-def _cores() -> int:
+def cores() -> int:
+    """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
@@ -85,6 +86,7 @@ def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
 
 
 def _merge(a: Scanned, b: Scanned) -> Scanned:
+    """Two halves of a scan as one: ``b``'s items follow ``a``'s."""
     return Scanned(a.resources + b.resources, a.renamed + b.renamed, a.hashed + b.hashed,
                    {**a.references, **b.references}, a.results + b.results, a.declined | b.declined,
                    {**a.families, **b.families}, {**a.marks, **b.marks}, {**a.rollouts, **b.rollouts},
@@ -164,7 +166,7 @@ def _halves(n: int, mid: int, work: Callable[[int, int], T]) -> tuple[T, T | Non
 
 
 def _worth_it(costs: list[int]) -> bool:
-    return len(costs) >= 2 and sum(costs) >= MIN_PARALLEL_COST and _cores() >= 2
+    return len(costs) >= 2 and sum(costs) >= MIN_PARALLEL_COST and cores() >= 2
 
 
 def scan_items(rl: ResourceList, config: Config, table: ReferenceTable) -> Scanned:

@@ -353,34 +353,60 @@ def _site(doc: Doc, node: Node) -> tuple | None:
 def unread(rl: ResourceList, config: Config, table: ReferenceTable) -> list[Resource | None]:
     """Each item that is never parsed, as known from its cut (its identity) alone; None for an
     item whose bytes can matter. Byte searches only: the work ahead is told before it starts."""
-    out: list[Resource | None] = []
-    for index, source in enumerate(rl.sources):
-        plain = known_resource(source, index, rl.identity(index))
-        out.append(plain if plain is not None and not _needs_reading(plain, source, config, table) else None)
-    return out
+    return [_unread(source, index, rl.identity(index), config, table) for index, source in enumerate(rl.sources)]
+
+
+def _unread(source: bytes, index: int, ident: dict[str, str] | None, config: Config,
+            table: ReferenceTable) -> Resource | None:
+    plain = known_resource(source, index, ident)
+    return plain if plain is not None and not _needs_reading(plain, source, config, table) else None
+
+
+class Scanner:
+    """The scan's state over the items it reads, one at a time and in order: :func:`scan` reads
+    them by index after the cut, core.run.stream as the cut's pass hands each over."""
+
+    def __init__(self, config: Config, table: ReferenceTable, data: bytes):
+        self.config, self.table = config, table
+        self.out = Scanned()
+        self.retention = retention_annotations(config.retention)
+        # a referrer's stable-name annotation is prepared while its tree is read, where a stable-name
+        # object may be (the config's strategy, or an object's own annotation: a byte search)
+        self.stable = config.strategy is Strategy.ANNOTATION or STRATEGY.encode() in data
+
+    def unread(self, source: bytes, index: int, ident: dict[str, str] | None) -> Resource | None:
+        """The item as its cut knows it, when nothing in it can matter (never parsed); else None."""
+        return _unread(source, index, ident, self.config, self.table)
+
+    def may_parse(self, kind: str) -> bool:
+        """Whether an object of ``kind`` may be parsed: not a kind parsed only for krmfn's own keys
+        or a mark written in it (a CustomResourceDefinition), which seldom are."""
+        table = self.table
+        return kind in BY_KIND or kind in table.rows or kind in table.notice_kinds or kind not in NOT_REFERRERS
+
+    def skip(self, plain: Resource) -> None:
+        self.out.resources.append(plain)
+
+    def add(self, res: Resource) -> None:
+        """A parsed item: read, then its tree is dropped."""
+        self.out.resources.append(res)
+        _scan_item(res, self.config, self.table, self.retention, self.out, self.stable)
 
 
 def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0,
          stop: int | None = None, plain: list[Resource | None] | None = None) -> Scanned:
     """Read every item (of ``start:stop``) once, keeping only what planning needs; each
     tree is dropped after. ``plain``: :func:`unread`, when it is known already."""
-    out = Scanned()
-    retention = retention_annotations(config.retention)
+    scanner = Scanner(config, table, rl.layout.data)
     if plain is None:
         plain = unread(rl, config, table)
-    # a referrer's stable-name annotation is prepared while its tree is read, where a stable-name
-    # object may be (the config's strategy, or an object's own annotation: a byte search)
-    stable = config.strategy is Strategy.ANNOTATION or STRATEGY.encode() in rl.layout.data
     for index in range(start, len(rl.sources) if stop is None else stop):
-        source = rl.sources[index]
         known = plain[index]
         if known is not None:
-            out.resources.append(known)  # nothing in it can matter: never parsed
-            continue
-        res = read_resource(source, index, rl.item_name(index), rl.placer(index))
-        out.resources.append(res)
-        _scan_item(res, config, table, retention, out, stable)
-    return out
+            scanner.skip(known)
+        else:
+            scanner.add(read_resource(rl.sources[index], index, rl.item_name(index), rl.placer(index)))
+    return scanner.out
 
 
 def _scan_item(res: Resource, config: Config, table: ReferenceTable, retention: dict[str, str],
