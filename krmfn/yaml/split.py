@@ -110,7 +110,6 @@ class Cut:
     parts: list[tuple[int, int, int, int]] = field(default_factory=list)
     items: list[bytes] = field(default_factory=list)  # each object's text, cut as the pass closed it
 
-
     def after(self, index: int) -> bytes:
         """The frame text after slot ``index`` that still counts for what it reads as."""
         end = self.slots[index][1]
@@ -376,13 +375,10 @@ class _Slots:
             start = _document_start(text, entry.start)
             end = _slot_end(text, entry.end)
             self.ends.append((len(self.slots), end))
-        elif entry.flow:
-            start, end = entry.start, entry.end
-            self.prev = -1
         else:
-            start = self.prev if self.prev >= 0 else text.rfind("\n", 0, entry.start) + 1
-            end = self.prev = _slot_end(text, entry.end)
-            at = _dash(text, start, entry.start) if events is not None else None
+            start, end = _span(text, entry, self.prev)
+            self.prev = -1 if entry.flow else end
+            at = _dash(text, start, entry.start) if events is not None and not entry.flow else None
             dash = None if at is None else at - start
         self.slots.append((to_b(start), to_b(end)))
         self.outer.append(owner)
@@ -448,7 +444,9 @@ def _list_entries(text: str, entry: Entry, owner: int, slots: list[tuple[int, in
     lists.append((len(slots), entry.kind or ""))
     prev = text.rfind("\n", 0, entry.inner_seq) + 1
     for sub in entry.inner:
-        prev = _slot(text, sub, prev, slots, to_b)
+        start, end = _span(text, sub, prev)
+        slots.append((to_b(start), to_b(end)))
+        prev = -1 if sub.flow else end
         outer.append(owner)
         idents.append(None)
 
@@ -483,15 +481,12 @@ def _is_list_kind(kind: str) -> bool:
     return kind == "List" or (kind.endswith("List") and kind[:1].isupper())
 
 
-def _slot(text: str, entry: Entry, prev: int, slots: list[tuple[int, int]], to_b: Callable[[int], int]) -> int:
-    """Add an entry's slot; return where the next block entry's slot starts (-1 for flow)."""
+def _span(text: str, entry: Entry, prev: int) -> tuple[int, int]:
+    """A list entry's slot, in characters: a flow entry's own text; a block entry's lines from
+    ``prev`` (where the previous entry's slot ended; -1: from its own line) to its slot's end."""
     if entry.flow:
-        slots.append((to_b(entry.start), to_b(entry.end)))
-        return -1
-    end = _slot_end(text, entry.end)
-    start = prev if prev >= 0 else text.rfind("\n", 0, entry.start) + 1
-    slots.append((to_b(start), to_b(end)))
-    return end
+        return entry.start, entry.end
+    return prev if prev >= 0 else text.rfind("\n", 0, entry.start) + 1, _slot_end(text, entry.end)
 
 
 def _slot_end(text: str, content_end: int) -> int:
