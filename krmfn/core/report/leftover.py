@@ -58,6 +58,23 @@ _PARTS_ONLY = _RUNS_ONLY.replace(b".", b" ")
 _ALNUM = _RUN_BYTES - frozenset(b"_.-")
 
 
+# Above this many names met in one item, its mentions are found in one pass over its runs: a search
+# of the item for each name cost the fan-out shape (a Deployment reading 10,000 ConfigMaps) 2.6 s.
+FEW_NAMES = 8
+_RUN = re.compile(rb"[A-Za-z0-9_.\-]+")
+
+
+def _candidates(run: bytes, found: set[bytes]) -> Iterator[bytes]:
+    """The names of ``found`` a run may mention at its start: the run, or its part before a dot."""
+    if run in found:
+        yield run
+    dot = run.find(b".")
+    while dot > 0:
+        if run[:dot] in found:
+            yield run[:dot]
+        dot = run.find(b".", dot + 1)
+
+
 def _prefixes(run: bytes, names: frozenset[bytes]) -> Iterator[bytes]:
     """The names a run starts with, each ended by a "." that no letter or digit follows."""
     dot = run.find(b".")
@@ -94,6 +111,9 @@ def counter(names: frozenset[bytes]) -> Callable[[bytes], int]:
             found.update(p for r in runs if b"." in r for p in _prefixes(r, names))
         else:  # a mention is a part between dots too: one split finds every candidate
             found = set(names.intersection(source.translate(_PARTS_ONLY).split()))
+        if len(found) > FEW_NAMES:  # one item naming many (a workload reading every ConfigMap): its runs, once
+            return sum(any(_mentioned_at(source, m.start(), name) for name in _candidates(m.group(), found))
+                       for m in _RUN.finditer(source))
         starts = set()  # a run holds one mention at most, at its start
         for name in found:
             at = source.find(name)

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from krmfn.core.report import leftover
 from krmfn.core.report.leftover import _pattern, counter
 
 NAMES = ["app", "app.v2", "db-config", "web_1", "a"]
@@ -16,8 +17,10 @@ def regex_count(text: bytes, names: list[str]) -> int:
     return len(re.compile(_pattern(names).encode()).findall(text))
 
 
+@pytest.mark.parametrize("few", [0, 8], ids=["one pass over the runs", "a search per name"])
 @pytest.mark.parametrize("seed", range(300))
-def test_the_count_is_the_pattern_s_on_texts_made_of_names_and_their_edges(seed):
+def test_the_count_is_the_pattern_s_on_texts_made_of_names_and_their_edges(seed, few, monkeypatch):
+    monkeypatch.setattr(leftover, "FEW_NAMES", few)
     rng = random.Random(seed)
     text = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 40))).encode()
     names = rng.sample(NAMES, rng.randint(1, len(NAMES)))
