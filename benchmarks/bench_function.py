@@ -2,11 +2,11 @@
 
 Prints medians and ratios measured in this one run (machines are noisy; ratios travel):
 
-- 5,000 items (1,000 ConfigMaps, 4,000 workloads, ~7 MB): krmfn / libyaml event pass, budget 2.5x;
+- 5,000 items (1,000 ConfigMaps, 4,000 workloads, ~7 MB): krmfn / libyaml event pass, budget 3.5x (issue #34);
 - one item: krmfn's wall time, budget 100 ms;
 - 10x the items: time ratio to 1x, budget 12x;
 - peak memory (max RSS) over input size, budget 10x;
-- two floors, for the 2.5x budget: what any run that follows docs/how-it-works.md must spend on
+- two floors, for that budget: what any run that follows docs/how-it-works.md must spend on
   this input before doing anything else, on two cores. ``floor_reads``: the cut's event pass
   over the input (serial: libyaml reads a stream from its start) and one more event pass over
   every item's text (every item changes here, and the rule reads each changed item again).
@@ -114,7 +114,7 @@ def main() -> int:
             big.write_text(resource_list(10000))
             rows["krmfn_10x_s"] = median(KRMFN_BIG, big, max(1, args.runs // 2))
             rows["ratio_10x"] = rows["krmfn_10x_s"] / rows["krmfn_s"]
-    budgets = {"ratio_vs_identity": 2.5, "one_item_s": 0.100, "ratio_10x": 12.0, "rss_over_input": 10.0}
+    budgets = {"ratio_vs_identity": 3.5, "one_item_s": 0.100, "ratio_10x": 12.0, "rss_over_input": 10.0}
     print(f"input: 5,000 items, {rows['input_mb']:.2f} MB; medians of {args.runs} runs")
     for key, value in rows.items():
         budget = budgets.get(key)
