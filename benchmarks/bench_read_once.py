@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import bench_shapes  # noqa: E402
+import bench_shapes
 
-from krmfn.core.run import function, parallel  # noqa: E402
+from krmfn.core.run import function, parallel
 
 CASES = (("base", 30), ("fan-in", 100), ("real-render", 100), ("base", 1000), ("base", 5000), ("non-ASCII", 5000),
          ("real-render", 5000), ("--stream", 1000))
