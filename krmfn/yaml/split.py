@@ -30,7 +30,6 @@ import bisect
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import cast
 
 import yaml
 from yaml.events import (
@@ -623,38 +622,10 @@ class _Pass:
         """The rest of a container whose keys do not matter, up to its end, which closes it as any
         other. Most of an object's events are here: all they change is the last event of content
         (a scalar, an alias, a flow collection's end) and, for an alias, the entry's mark. Where a
-        reader wants the entry, its events are kept on the way (:meth:`keep`)."""
-        if self.kept is not None:
-            self._keep()
-            return
+        reader wants the entry, its events are kept on the way (:func:`_keeping`)."""
         flows = [self.flow]  # of each container open in it, whether it is flow style
         last = self.last
-        for ev in self.events:
-            c = ev.__class__
-            if c is ScalarEvent:
-                last = ev
-            elif c is MappingStartEvent or c is SequenceStartEvent:
-                flows.append(bool(ev.flow_style))  # type: ignore[attr-defined]
-            elif c is MappingEndEvent or c is SequenceEndEvent:
-                if len(flows) == 1:
-                    self.last = last
-                    self.close(ev)
-                    return
-                if flows.pop():
-                    last = ev
-            elif c is AliasEvent:
-                last = ev
-                if self.entry is not None:
-                    self.entry.aliased = True
-
-    def _keep(self) -> None:
-        """:meth:`skip`, each event kept for the entry's reader (a loop of its own: most entries
-        are read without it, and :meth:`skip`'s loop is the pass's hottest)."""
-        flows = [self.flow]
-        last = self.last
-        keep = cast(list, self.kept).append
-        for ev in self.events:
-            keep(ev)
+        for ev in self.events if self.kept is None else _keeping(self.events, self.kept):
             c = ev.__class__
             if c is ScalarEvent:
                 last = ev
@@ -753,6 +724,14 @@ _CHILD: dict[str, Callable[[_Pass, object, bool], str | None]] = {
     "": _Pass._stream_child, "top": _Pass._top_child, "items": _Pass._items_child,
     "entry": _Pass._entry_child, "inner": _Pass._inner_child,
 }
+
+
+def _keeping(events: Iterator[object], kept: list) -> Iterator[object]:
+    """The events, each kept as it is read (for the entry's reader): only then does the pass's
+    hottest loop pay for it."""
+    for ev in events:
+        kept.append(ev)
+        yield ev
 
 
 def _events(text: str, data: bytes, slots: _Slots, stream: bool = False) -> tuple:
