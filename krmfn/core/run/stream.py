@@ -84,7 +84,7 @@ def guess(data: bytes, labels: Mapping[str, str] | None) -> Config | None:
     """The function config of a ResourceList, read before its items: none when the text never
     says ``functionConfig``, else the one after the last line that starts with it (kpt and
     kustomize write it after the items). None when that does not read as one."""
-    if _FUNCTION_CONFIG not in data:
+    if _FUNCTION_CONFIG[:-1] not in data:  # not even as a JSON key ("functionConfig":)
         return read_config(Doc.parse(b"{}"), None, labels)
     at = data.rfind(b"\n" + _FUNCTION_CONFIG)
     tail = data[at + 1:]

@@ -86,7 +86,8 @@ def _envelope(text: str):
 @pytest.mark.parametrize("data", [
     "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig: {data: {names: b}}\nitems:\n- {}\n",
     HEAD + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data:\n    f: |\n" + "functionConfig: [\n",
-], ids=["before the items", "unreadable"])
+    '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": {}}',
+], ids=["before the items", "unreadable", "JSON"])
 def test_a_function_config_that_cannot_be_read_first_leaves_the_scan_for_after_the_cut(data):
     assert guess(data.encode(), None) is None
 
