@@ -252,28 +252,14 @@ class Doc:
         Raises YamlError as :meth:`parse` does, placed in the whole text (a caller that places
         errors in the slot parses it instead)."""
         doc = cls(text, source)
-        if dash is not None:  # the one-entry block list around the entry
-            doc.kind.append(SEQ)
-            doc.val.append(None)
-            doc.start.append(dash)
-            doc.end.append(len(text))
-            doc.stop.append(0)
-            doc.style.append(False)
-            doc.plain.append(False)
-            doc.tag.append(None)
-            doc.anchor.append(None)
-            doc.up.append(Node(0))
-            doc.kname.append(None)
-            doc.kstart.append(NONE)
-            doc.kplain.append(True)
-            doc.kids.append([])
-            cast("list[list[int]]", doc.kids)[0].append(1)
+        if dash is not None:  # the one-entry block list around the entry, as the slot reads alone
+            at = yaml.error.Mark("", base + dash, 0, 0, None, None)
+            end = yaml.error.Mark("", base + len(text), 0, 0, None, None)
+            events = [SequenceStartEvent(None, None, True, at, at, False), *events, SequenceEndEvent(end, end)]
         try:
-            doc._build(events, base, len(text), 1 if dash is not None else 0)
+            doc._build(events, base, len(text))
         except yaml.YAMLError as exc:
             raise _error(exc) from None
-        if dash is not None:
-            doc.stop[1] = len(doc.kind)
         if "?" in text or "&" in text:
             doc._check_misreads()
         return doc
@@ -301,10 +287,10 @@ class Doc:
                     raise Unreadable(f"an anchor with ':' in its name (&{name}:...), which YAML readers read "
                                      "differently; rename the anchor", line, at - text.rfind("\n", 0, at))
 
-    def _build(self, events: Iterable, base: int = 0, limit: int | None = None, cur: int = 0) -> None:
+    def _build(self, events: Iterable, base: int = 0, limit: int | None = None) -> None:
         """Nodes from a YAML event stream. ``base``, ``limit``: the text's span in the text the
         events were read from (a block collection that closes after the text, at the next
-        token there, ends with it, as it does read alone); ``cur``: the node they go under."""
+        token there, ends with it, as it does read alone)."""
         kind, val, start, end, stop, style = self.kind, self.val, self.start, self.end, self.stop, self.style
         limit = len(self.text) if limit is None else limit
         plain, tag, anchor = self.plain, self.tag, self.anchor
@@ -313,7 +299,7 @@ class Doc:
         parent, kids = cast("list[int]", self.up), cast("list[list[int] | None]", self.kids)
         alias_of = cast("dict[int, int]", self.alias_of)
         anchors: dict[str, int] = {}
-        in_map, want_key = False, False
+        cur, in_map, want_key = 0, False, False
         stack: list[tuple[int, bool]] = []
         pkey: str | None = None
         pstart, pplain = NONE, True

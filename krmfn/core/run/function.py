@@ -103,8 +103,8 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
         inputs = check_inputs(texts, names, limits)
         prescan = Prescan(any(p.deep for p, _, _ in inputs), any(p.anchors for p, _, _ in inputs))
         texts, forms = [text for _, _, text in inputs], [form for _, form, _ in inputs]
-        rl, streamed = _read(prescan, texts[0] if len(texts) == 1 else b"",
-                             lambda: _stream_config(function_config, labels) if len(texts) == 1 else None,
+        rl, streamed = _read(prescan, texts[0] if len(texts) == 1 else None,  # several files: cut, then scanned
+                             lambda: _stream_config(function_config, labels),
                              lambda reader: read_streams(texts, function_config, names, forms, reader))
         items, results = _rename(rl, prescan, limits, labels, streamed)
         outputs = render_streams(rl, items)
@@ -113,12 +113,15 @@ def run_streams(texts: Sequence[bytes], function_config: bytes | None, limits: L
     return StreamsOutcome(outputs, results, rl.sources, items)
 
 
-def _read(prescan: Prescan, data: bytes, config: Callable[[], Config | None],
+def _read(prescan: Prescan, data: bytes | None, config: Callable[[], Config | None],
           cut: Callable[[ItemReader | None], ResourceList]) -> tuple[ResourceList, StreamScan | None]:
     """The input cut, and scanned as the cut goes (core.run.stream) where that reads it once on one
     process, the config is known before the cut, and nothing asks for the checks of parsed
-    objects first (deep nesting, aliases: core.run.scan reads those after the cut)."""
-    known = None if prescan.deep or prescan.anchors or not streams(data) else config()
+    objects first (deep nesting, aliases: core.run.scan reads those after the cut). ``data``: the
+    one text cut (None: several, each cut apart)."""
+    if data is None or prescan.deep or prescan.anchors or not streams(data):
+        return cut(None), None
+    known = config()
     if known is None:
         return cut(None), None
     reader = StreamScan(known, data)
