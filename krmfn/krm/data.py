@@ -8,7 +8,7 @@ since building a tree only to emit it costs more than a large run's own work.
 from __future__ import annotations
 
 from krmfn.results import Result
-from krmfn.yaml.scalars import scalar
+from krmfn.yaml.scalars import scalar, yaml_json
 from krmfn.yaml.tree import Doc, Node
 
 
@@ -91,6 +91,11 @@ def to_data(doc: Doc, node: Node) -> object:
     if doc.is_seq(node):
         return [to_data(doc, c) for c in doc.children(node)]
     return None if doc.is_null(node) else doc.scalar(node)
+
+
+def results_json(results: list[Result]) -> str:
+    """The ``results`` entry of a JSON (flow) envelope, from each ``Result.to_data()``."""
+    return '"results": ' + yaml_json([r.to_data() for r in results])
 
 
 def results_yaml(results: list[Result]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from krmfn.krm.data import results_yaml
+from krmfn.krm.data import results_json, results_yaml
 from krmfn.results import InputError, Result, in_source
 from krmfn.yaml.encoding import TextForm
 from krmfn.yaml.split import Cut, ItemReader, Origin, cut, join
@@ -237,7 +237,8 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result], prove: b
     ``results`` (replacing any old ones, so that a run over its own output changes nothing), in
     the input's form (BOM, CRLF); proven (:func:`_prove`) unless it gives back the input's items."""
     layout = rl.layout
-    cuts = layout.replacements(items, results_yaml(results).encode() if results else b"")
+    written = results_json if layout.flow_top else results_yaml
+    cuts = layout.replacements(items, written(results).encode() if results else b"")
     pieces = rl.form.restore(layout.assemble(cuts))
     if prove:
         _prove(rl, cuts, [pieces])

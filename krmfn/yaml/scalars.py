@@ -94,6 +94,20 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def yaml_json(data: object) -> str:
+    """JSON text that YAML readers read as the same data: ``json.dumps`` with each character
+    YAML must escape written as ``\\u`` and every other one as itself. Why not ASCII-only JSON:
+    it writes a character past U+FFFF as two escaped surrogates, which libyaml refuses."""
+    import json  # here, for start-up time: only JSON envelopes need it
+
+    return _yaml_json_special().sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(data, ensure_ascii=False))
+
+
+@functools.cache
+def _yaml_json_special() -> re.Pattern[str]:
+    return re.compile(f"[{_MUST_ESCAPE_CHARS}]")
+
+
 def dquote(text: str) -> str:
     """A double-quoted YAML scalar meaning ``text`` to every reader."""
     if text.isprintable():  # no control, format or separator characters: only " and \\ to escape

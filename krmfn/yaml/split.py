@@ -137,7 +137,9 @@ class Cut:
 
     def replacements(self, items: list[bytes], results: bytes) -> list[tuple[int, int, bytes]]:
         """Every span of the input that the output replaces, in order, with its new text: each
-        slot with its object's text, and the old ``results`` (or the place new ones go)."""
+        slot with its object's text, and the old ``results`` (or the place new ones go).
+        ``results``: the new entry as the envelope writes it, block YAML (``results:`` and its
+        lines) or, in a flow envelope (:attr:`flow_top`), a flow entry (``"results": [...]``)."""
         data = self.data
         cuts: list[tuple[int, int, bytes]] = [(a, b, t) for (a, b), t in zip(self.slots, items)]
         if self.stream:
@@ -145,7 +147,7 @@ class Cut:
         if self.results is not None:
             a, b = self.results
             if self.flow_top:
-                new = _json_results(results)
+                new = results
                 if not new:  # the entry goes, with the comma beside it
                     a, b = _with_comma(data, a, b)
                 cuts.append((a, b, new))
@@ -153,7 +155,7 @@ class Cut:
                 cuts.append((a, b, results))
         elif results and self.flow_top:
             close = self.top_end - 1
-            cuts.append((close, close, b", " + _json_results(results)))
+            cuts.append((close, close, b", " + results))
         elif results and not data.endswith(b"\n"):
             # the text ends unended (a block scalar there would take a line break into its value):
             # the results go first, at the envelope's first key's line
@@ -218,16 +220,6 @@ def join(cuts: list[Cut]) -> Cut:
     joined = b"".join(data)
     return Cut(joined, slots, None, len(joined), 0, False, b"", lists, outer, idents, windows, True,
                documents, parts, items)
-
-
-def _json_results(results: bytes) -> bytes:
-    """The block ``results:`` text as a flow entry for a JSON envelope (results are plain data)."""
-    if not results:
-        return b""
-    import json  # here, for start-up time: only JSON envelopes need it
-
-    loaded = yaml.load(results, Loader=yaml.CSafeLoader)
-    return b'"results": ' + json.dumps(loaded.get("results", []), ensure_ascii=True).encode()
 
 
 _LINE_BREAK = "\n"

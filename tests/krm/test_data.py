@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from krmfn.krm.data import DocumentCount, DuplicateKey, load_one, results_yaml
+from krmfn.krm.data import DocumentCount, DuplicateKey, load_one, results_json, results_yaml
 from krmfn.results import ResourceRef, Result
 
 # Text as results carry it: names, paths and messages, with the characters YAML treats specially.
@@ -24,6 +26,10 @@ RESULTS = st.builds(Result, TEXT, st.sampled_from(["error", "warning", "info"]),
 def test_results_read_back_as_themselves(results: list[Result]) -> None:
     expected = [r.to_data() for r in results]
     assert yaml.safe_load(results_yaml(results)) == {"results": expected}
+    # a JSON envelope's entry, read as the JSON (and YAML) it is part of
+    assert json.loads("{" + results_json(results) + "}") == {"results": expected}
+    for loader in (yaml.SafeLoader, yaml.CSafeLoader):
+        assert yaml.load("{" + results_json(results) + "}", Loader=loader) == {"results": expected}
 
 
 def test_the_layout_kpt_shows() -> None:

@@ -4,6 +4,7 @@ that does not read by its item, and putting the output back together byte for by
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from krmfn.krm.envelope import item_error, read_resource_list, read_streams, render, render_streams
 from krmfn.results import InputError, Result
@@ -74,6 +75,21 @@ def test_results_are_written_after_the_envelope_and_changed_items_in_place():
     out = b"".join(render(rl, items, [Result("renamed", "info")]))
     assert out.startswith(KPT.replace(b"name: app-config\n", b"name: app-config-abc\n"))
     assert out.endswith(b"    names: app-config\nresults:\n  - message: renamed\n    severity: info\n")
+
+
+def test_a_json_envelope_gets_json_results_that_yaml_readers_read_back():
+    """Text past U+FFFF (a name, a message) is written as itself: ASCII-only JSON would write it as
+    two escaped surrogates, which libyaml (krmfn's reader, on the next run) refuses."""
+    data = (b'{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", '
+            b'"items": [{"kind": "ConfigMap", "metadata": {"name": "a"}}]}\n')
+    rl = read_resource_list(data)
+    message = "used by Deployment/web😀, see \u2028 \x85 \x7f"
+    out = b"".join(render(rl, rl.sources, [Result(message, "info")]))
+    assert out.endswith(b'}], "results": [{"message": "used by Deployment/web\xf0\x9f\x98\x80, see \\u2028 \\u0085 '
+                        b'\\u007f", "severity": "info"}]}\n')
+    assert yaml.load(out, Loader=yaml.CSafeLoader)["results"] == [{"message": message, "severity": "info"}]
+    again = read_resource_list(out)  # and the next run reads it and replaces them
+    assert b"".join(render(again, again.sources, [Result(message, "info")])) == out
 
 
 def test_a_crlf_input_is_given_back_in_crlf():
