@@ -17,7 +17,7 @@ from yaml.events import (
     ScalarEvent,
 )
 
-from krmfn.yaml.tree import _error
+from krmfn.yaml.tree import _error, yaml_events
 
 IDENTITY = frozenset(("apiVersion", "kind"))
 
@@ -31,7 +31,7 @@ def holds_objects(text: str) -> bool:
     key: str | None = None
     seen: set[str] = set()
     try:
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+        for ev in yaml_events(text):
             if isinstance(ev, DocumentStartEvent):
                 depth, in_root, seen = 0, False, set()
                 continue

@@ -44,7 +44,7 @@ from yaml.events import (
 
 from krmfn.yaml.probe import IDENTITY
 from krmfn.yaml.scalars import NULLS, non_string_plain
-from krmfn.yaml.tree import ByteOffsets, YamlError, _error, as_read, block_scalar_end
+from krmfn.yaml.tree import ByteOffsets, YamlError, _error, as_read, block_scalar_end, yaml_events
 
 
 class Origin:
@@ -422,7 +422,7 @@ def _documents_begun(text: str) -> int:
     error path only: the stream is read once more, as far as it reads)."""
     n = 0
     try:
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
+        for ev in yaml_events(text):
             n += ev.__class__ is DocumentStartEvent
     except yaml.YAMLError:
         pass
@@ -733,7 +733,7 @@ def _events(text: str, data: bytes, slots: _Slots, stream: bool = False) -> tupl
     entry (a null document, Helm's ``toYaml`` of an unset value, is none)."""
     # libyaml reads ``data``, the text as UTF-8 (its marks count characters either way): given
     # the str, PyYAML would make a UTF-8 copy of it, as large as the input, for the pass's length
-    events = iter(yaml.parse(data, Loader=yaml.CSafeLoader))
+    events = yaml_events(data)
     state = _Pass(text, stream, events, slots)
     on = {ScalarEvent: state.scalar, AliasEvent: state.scalar, MappingStartEvent: state.open,
           SequenceStartEvent: state.open, MappingEndEvent: state.close, SequenceEndEvent: state.close,

@@ -27,7 +27,20 @@ from yaml.events import (
 
 from krmfn.yaml.scalars import NULLS, non_string_plain
 from krmfn.yaml.textedit import AddEntries, AddItems, Change, FillNull, RemoveEntry, SetScalar, Value
-from krmfn.yaml.tree import ALIAS, MAP, SCALAR, SEQ, STREAM, Doc, Node, YamlError, _error, as_read, parse_item
+from krmfn.yaml.tree import (
+    ALIAS,
+    MAP,
+    SCALAR,
+    SEQ,
+    STREAM,
+    Doc,
+    Node,
+    YamlError,
+    _error,
+    as_read,
+    parse_item,
+    yaml_events,
+)
 
 Row = tuple  # (depth, kind, key, value, tag, anchor)
 
@@ -53,7 +66,7 @@ def rows(text: bytes) -> tuple[list[Row], list[int]]:
     depth = 1
     SC, AL, MS, SS = ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent
     try:
-        for ev in yaml.parse(as_read(text.decode("utf-8")), Loader=yaml.CSafeLoader):
+        for ev in yaml_events(as_read(text.decode("utf-8"))):
             c = ev.__class__
             if c is SC or c is AL:
                 if want_key:
