@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from krmfn.krm.data import to_data
-from krmfn.yaml.tree import Doc, YamlError
+from krmfn.yaml.tree import ByteOffsets, Doc, YamlError
 
 
 @pytest.mark.parametrize("text,key,value_at", [
@@ -39,3 +41,15 @@ def test_a_byte_order_mark_is_not_content():
 def test_three_tags_in_a_block_scalar_are_text():
     doc = Doc.parse(b"x: |\n  !t\n  !a !b !c\n")
     assert to_data(doc, doc.documents()[0]) == {"x": "!t\n!a !b !c\n"}
+
+
+class _SmallPieces(ByteOffsets):
+    PIECE = 3  # so that every span is encoded in several pieces
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from("ab\né’こ😀"), max_size=40), st.lists(st.integers(0, 40), max_size=12))
+def test_byte_offsets_are_the_utf8_length_before_each_character_asked_in_any_order(text, asked):
+    for offsets in (ByteOffsets(text), _SmallPieces(text)):
+        for index in (min(i, len(text)) for i in asked):
+            assert offsets(index) == len(text[:index].encode("utf-8"))
