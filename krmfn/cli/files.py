@@ -182,7 +182,7 @@ def concatenate(outputs: list[tuple[str, bytes]], objects: list[bytes] | None = 
 def _read_back(stream: bytes, objects: list[bytes], outputs: list[tuple[str, bytes]]) -> None:
     """The stream printed for several files holds exactly their objects' texts, each in place."""
     try:
-        read = cut(as_lf_utf8(stream), stream=True).items
+        read = list(cut(as_lf_utf8(stream), stream=True).items)
     except KrmfnError:
         read = []
     if read != objects:

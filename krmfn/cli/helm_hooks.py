@@ -14,6 +14,8 @@ Only the Helm route says so (``krmfn helm``): other routes are not Helm's post-r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from krmfn.krm.resource import read_resource
 from krmfn.results import KrmfnError, ResourceRef, Result
 
@@ -21,7 +23,7 @@ HOOK = "helm.sh/hook"
 BEFORE = ("pre-install", "pre-upgrade")  # hooks Helm runs before it creates or updates the release's objects
 
 
-def warnings(before: list[bytes], after: list[bytes]) -> list[Result]:
+def warnings(before: Sequence[bytes], after: Sequence[bytes]) -> list[Result]:
     """One warning per object that holds a Helm hook and that krmfn changed (``before`` and
     ``after``: every object's text as read and as written, in order)."""
     hook = HOOK.encode()

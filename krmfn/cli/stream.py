@@ -9,13 +9,13 @@ the function config and the outcome into stdout.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from krmfn.core.run.function import StreamsOutcome, run_streams
 from krmfn.krm.limits import Limits
 from krmfn.results import Result, has_errors
+from krmfn.yaml.scalars import yaml_json
 
 
 @dataclass
@@ -25,8 +25,8 @@ class StreamOutcome:
 
     stdout: bytes
     results: list[Result]
-    before: list[bytes]
-    after: list[bytes]
+    before: Sequence[bytes]
+    after: Sequence[bytes]
 
     @property
     def failed(self) -> bool:
@@ -35,7 +35,7 @@ class StreamOutcome:
 
 def config_text(function_config: dict[str, object] | None) -> bytes | None:
     """The function config the flags made, as YAML text (JSON is YAML) for the reader."""
-    return None if function_config is None else json.dumps(function_config, ensure_ascii=True).encode()
+    return None if function_config is None else yaml_json(function_config).encode()
 
 
 def run_stream(data: bytes, function_config: dict[str, object] | None, limits: Limits = Limits(),

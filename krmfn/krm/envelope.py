@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from krmfn.krm.data import results_json, results_yaml
 from krmfn.results import InputError, Result, in_source
 from krmfn.yaml.encoding import TextForm
-from krmfn.yaml.split import Cut, ItemReader, Origin, cut, join
+from krmfn.yaml.split import Cut, ItemReader, Origin, Texts, cut, join
 from krmfn.yaml.tree import Doc, Node, Unreadable, YamlError
 from krmfn.yaml.verify import frame_difference
 
@@ -72,8 +72,8 @@ class ResourceList:
         return idents[index] if index < len(idents) else None
 
     @property
-    def sources(self) -> list[bytes]:
-        """Every object's text, Lists' entries in their place."""
+    def sources(self) -> Texts:
+        """Every object's text, Lists' entries in their place (sliced from the input when asked)."""
         return self.layout.items
 
 
@@ -232,7 +232,7 @@ def hint(lines: list[bytes], line: int) -> str:
     return ""
 
 
-def render(rl: ResourceList, items: list[bytes], results: list[Result], prove: bool = True) -> list[bytes]:
+def render(rl: ResourceList, items: Sequence[bytes], results: list[Result], prove: bool = True) -> list[bytes]:
     """The output ResourceList's pieces: envelope as read, ``items`` (one per object), and
     ``results`` (replacing any old ones, so that a run over its own output changes nothing), in
     the input's form (BOM, CRLF); proven (:func:`_prove`) unless it gives back the input's items."""
@@ -245,7 +245,7 @@ def render(rl: ResourceList, items: list[bytes], results: list[Result], prove: b
     return pieces
 
 
-def render_streams(rl: ResourceList, items: list[bytes]) -> list[bytes]:
+def render_streams(rl: ResourceList, items: Sequence[bytes]) -> list[bytes]:
     """Each plain stream's output, ``items`` in place of its objects and every other byte as read,
     in its own form (BOM, CRLF), proven (:func:`_prove`)."""
     layout = rl.layout

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from krmfn.results import InputError, ResourceRef
+from krmfn.yaml.split import ItemText
 from krmfn.yaml.tree import NONE, Doc, Node, Unreadable, YamlError, parse_item
 from krmfn.yaml.verify import packed_meaning
 
@@ -18,8 +19,9 @@ from krmfn.yaml.verify import packed_meaning
 class Resource:
     """One item: its identity, and while it is being read or edited, its own parsed tree.
 
-    ``source`` is the item's text as it came in; ``doc`` is None once the tree is dropped,
-    and :meth:`reload` parses ``source`` again (node ids come out the same).
+    ``source`` is the item's text as it came in (held as its span of the input, ``text``, where
+    the cut gave one); ``doc`` is None once the tree is dropped, and :meth:`reload` parses
+    ``source`` again (node ids come out the same).
     """
 
     doc: Doc | None
@@ -30,11 +32,16 @@ class Resource:
     namespace: str
     metadata: Node
     index: int
-    source: bytes
+    text: bytes | ItemText
     aliases: bool = False  # its text has an alias (the write then reads it again to keep them right)
     meaning: bytes | None = None  # what its tree read as, kept by drop(keep_meaning=True) for the check before writing
     _annotations: dict[str, str] | None = field(default=None, repr=False)
     _labels: dict[str, str] | None = field(default=None, repr=False)
+
+    @property
+    def source(self) -> bytes:
+        text = self.text
+        return text if text.__class__ is bytes else text.read()  # type: ignore[union-attr]
 
     @property
     def ref(self) -> ResourceRef:
@@ -80,7 +87,7 @@ class Resource:
         self.doc = None
 
 
-def known_resource(source: bytes, index: int, ident: dict[str, str] | None) -> Resource | None:
+def known_resource(source: bytes | ItemText, index: int, ident: dict[str, str] | None) -> Resource | None:
     """An object known from what the cut read (yaml.split), without parsing it: its tree is
     read only if something asks for it. None when the cut could not tell it for certain."""
     if ident is None:
@@ -92,13 +99,13 @@ def known_resource(source: bytes, index: int, ident: dict[str, str] | None) -> R
     return Resource(None, NONE, api_version, kind, name, ident.get("metadata.namespace") or "", NONE, index, source)
 
 
-def read_resource(source: bytes, index: int, where: str | None = None,
+def read_resource(source: bytes | ItemText, index: int, where: str | None = None,
                   place: Callable[[int, int], tuple[int, int]] | None = None) -> Resource:
     """Parse and check one item; errors name it ``where`` (default: by its position), and a
     position in its text as ``place`` gives it in the input (default: in the item's text)."""
     where = where or f"item {index}"
     try:
-        doc, node = parse_item(source)
+        doc, node = parse_item(source if isinstance(source, bytes) else source.read())
     except YamlError as exc:
         what = "cannot be read by krmfn" if isinstance(exc, Unreadable) else "is not valid YAML"
         at = exc.placed(place) if place is not None else f"{exc.detail} (lines counted from the item's first line)"
@@ -106,7 +113,7 @@ def read_resource(source: bytes, index: int, where: str | None = None,
     return resource_of(doc, node, source, index, where)
 
 
-def resource_of(doc: Doc, node: Node, source: bytes, index: int, where: str) -> Resource:
+def resource_of(doc: Doc, node: Node, source: bytes | ItemText, index: int, where: str) -> Resource:
     """An item from its tree, checked as :func:`read_resource` checks it (``where``: its name in
     a message)."""
     if not doc.is_map(node):

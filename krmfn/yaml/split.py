@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import yaml
 from yaml.events import (
@@ -84,6 +85,48 @@ class Entry:
     is_map: bool = False  # an entry of a List's items that is a map (an object)
 
 
+@dataclass(frozen=True, slots=True)
+class ItemText:
+    """An object's text as its span of the input: read (copied) only when asked for, so that
+    what is kept of every object for the whole run does not hold a second copy of the input."""
+
+    data: bytes
+    start: int
+    end: int
+
+    def read(self) -> bytes:
+        return self.data[self.start:self.end]
+
+
+class Texts(Sequence[bytes]):
+    """Each object's text, sliced from the input as it is asked for (:class:`ItemText`)."""
+
+    __slots__ = ("data", "slots")
+
+    def __init__(self, data: bytes, slots: list[tuple[int, int]]):
+        self.data, self.slots = data, slots
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        if isinstance(index, slice):
+            return [self.data[a:b] for a, b in self.slots[index]]
+        a, b = self.slots[index]
+        return self.data[a:b]
+
+    def span(self, index: int) -> ItemText:
+        """Object ``index``'s text, not yet read."""
+        a, b = self.slots[index]
+        return ItemText(self.data, a, b)
+
+
 @dataclass(repr=False, eq=False)
 class Cut:
     """The input as text and byte offsets: ``slots`` are the objects' texts, in order; ``results``
@@ -107,7 +150,11 @@ class Cut:
     documents: int = 0  # in a stream, how many documents it holds (null documents counted)
     # several streams read as one (files): where each is in ``data``, its first slot and document
     parts: list[tuple[int, int, int, int]] = field(default_factory=list)
-    items: list[bytes] = field(default_factory=list)  # each object's text, cut as the pass closed it
+
+    @property
+    def items(self) -> Texts:
+        """Each object's text (its slot of ``data``)."""
+        return Texts(self.data, self.slots)
 
     def after(self, index: int) -> bytes:
         """The frame text after slot ``index`` that still counts for what it reads as."""
@@ -135,7 +182,7 @@ class Cut:
         """Which of the streams read as one holds slot ``index``."""
         return bisect.bisect_right([first for _, _, first, _ in self.parts], index) - 1
 
-    def replacements(self, items: list[bytes], results: bytes) -> list[tuple[int, int, bytes]]:
+    def replacements(self, items: Sequence[bytes], results: bytes) -> list[tuple[int, int, bytes]]:
         """Every span of the input that the output replaces, in order, with its new text: each
         slot with its object's text, and the old ``results`` (or the place new ones go).
         ``results``: the new entry as the envelope writes it, block YAML (``results:`` and its
@@ -204,10 +251,8 @@ def join(cuts: list[Cut]) -> Cut:
     idents: list[dict[str, str] | None] = []
     windows: list[int] = []
     parts: list[tuple[int, int, int, int]] = []
-    items: list[bytes] = []
     offset = documents = 0
     for c in cuts:
-        items += c.items
         parts.append((offset, offset + len(c.data), len(slots), documents))
         lists += [(first + len(slots), kind) for first, kind in c.lists]
         slots += [(a + offset, b + offset) for a, b in c.slots]
@@ -219,7 +264,7 @@ def join(cuts: list[Cut]) -> Cut:
         data.append(c.data)
     joined = b"".join(data)
     return Cut(joined, slots, None, len(joined), 0, False, b"", lists, outer, idents, windows, True,
-               documents, parts, items)
+               documents, parts)
 
 
 _LINE_BREAK = "\n"
@@ -290,8 +335,7 @@ def cut(data: bytes, stream: bool = False, reader: ItemReader | None = None) -> 
     except _NotAList:
         return Cut(data, [], None, len(data), 0, False, data)
     top_start, top_end, flow_top, results, seq, entries, documents = found
-    done = Cut(data, slots.slots, None, len(data), 0, False, b"", slots.lists, slots.outer, slots.idents,
-               items=slots.items)
+    done = Cut(data, slots.slots, None, len(data), 0, False, b"", slots.lists, slots.outer, slots.idents)
     if stream:
         done.windows, done.stream, done.documents = slots.windows(entries), True, documents
         return done
@@ -323,7 +367,7 @@ class ItemReader:
         """Whether to go on keeping them once its ``kind`` is read (a kind seldom parsed: no)."""
         return True
 
-    def read(self, index: int, entry: int, source: bytes, ident: dict[str, str] | None, events: list | None,
+    def read(self, index: int, entry: int, source: ItemText, ident: dict[str, str] | None, events: list | None,
              text: str, base: int, dash: int | None) -> None:
         """Slot ``index`` is cut, of entry ``entry`` (a List's entries share it): its bytes, its
         identity as the pass read it, and (when kept) its events with what
@@ -339,7 +383,6 @@ class _Slots:
                  reader: ItemReader | None):
         self.text, self.data, self.to_b, self.stream, self.reader = text, data, to_b, stream, reader
         self.slots: list[tuple[int, int]] = []
-        self.items: list[bytes] = []
         self.lists: list[tuple[int, str]] = []
         self.outer: list[int] = []
         self.idents: list[dict[str, str] | None] = []
@@ -380,10 +423,9 @@ class _Slots:
 
     def _cut(self, index: int, number: int, ident: dict[str, str] | None, events: list | None, start: int,
              end: int, dash: int | None) -> None:
-        a, b = self.slots[index]
-        source = self.data[a:b]
-        self.items.append(source)
         if self.reader is not None:
+            a, b = self.slots[index]
+            source = ItemText(self.data, a, b)
             text = self.text[start:end] if events is not None else ""
             if events is not None and len(as_read(text)) != len(text):  # read alone, it is ended first
                 events = None

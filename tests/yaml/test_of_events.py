@@ -31,9 +31,10 @@ class Compare(ItemReader):
     def wants(self, entry: int) -> bool:
         return True
 
-    def read(self, index, at, source, ident, events, text, base, dash) -> None:
+    def read(self, index, at, span, ident, events, text, base, dash) -> None:
         if events is None:
             return
+        source = span.read()
         try:
             again, node = parse_item(source)
         except YamlError as exc:

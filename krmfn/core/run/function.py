@@ -68,6 +68,7 @@ def run_resource_list(data: bytes, limits: Limits = Limits(), labels: Mapping[st
             return Outcome([], [placed] if placed is not None else yaml_error(exc, data, prescan, limits))
     except KrmfnError as exc:
         return Outcome([], exc.results)
+    items: Sequence[bytes]
     try:
         items, results = _rename(rl, prescan, limits, labels, streamed)
     except KrmfnError as exc:
@@ -85,7 +86,7 @@ class StreamsOutcome:
 
     outputs: list[bytes]
     results: list[Result]
-    before: list[bytes] = field(default_factory=list)
+    before: Sequence[bytes] = field(default_factory=list)
     after: list[bytes] = field(default_factory=list)
 
     @property

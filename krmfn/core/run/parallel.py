@@ -76,7 +76,8 @@ def _pack(s: Scanned) -> _Packed:
 
 
 def _unpack(p: _Packed, rl: ResourceList) -> Scanned:
-    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, rl.sources[i], aliases=aliases, meaning=meaning)
+    texts = rl.sources
+    resources = {i: Resource(None, node, api, kind, name, ns, meta, i, texts.span(i), aliases=aliases, meaning=meaning)
                  for i, node, api, kind, name, ns, meta, aliases, meaning in p.resources}
     return Scanned(list(resources.values()), [resources[i] for i in p.renamed],
                    [Hashed(resources[i], original, new, {}, *rest) for i, original, new, *rest in p.hashed],

@@ -48,6 +48,7 @@ from krmfn.krm.envelope import ResourceList
 from krmfn.krm.resource import Resource, known_resource, read_resource
 from krmfn.results import InputError, ReferenceProblem, ResourceRef, Result
 from krmfn.yaml.follow import Walk
+from krmfn.yaml.split import ItemText
 from krmfn.yaml.textedit import Edit, NotEditable, replace_scalar, site
 from krmfn.yaml.tree import Doc, Node
 
@@ -353,13 +354,14 @@ def _site(doc: Doc, node: Node) -> tuple | None:
 def unread(rl: ResourceList, config: Config, table: ReferenceTable) -> list[Resource | None]:
     """Each item that is never parsed, as known from its cut (its identity) alone; None for an
     item whose bytes can matter. Byte searches only: the work ahead is told before it starts."""
-    return [_unread(source, index, rl.identity(index), config, table) for index, source in enumerate(rl.sources)]
+    texts = rl.sources
+    return [_unread(texts.span(index), index, rl.identity(index), config, table) for index in range(len(texts))]
 
 
-def _unread(source: bytes, index: int, ident: dict[str, str] | None, config: Config,
+def _unread(text: ItemText, index: int, ident: dict[str, str] | None, config: Config,
             table: ReferenceTable) -> Resource | None:
-    plain = known_resource(source, index, ident)
-    return plain if plain is not None and not _needs_reading(plain, source, config, table) else None
+    plain = known_resource(text, index, ident)
+    return plain if plain is not None and not _needs_reading(plain, text.read(), config, table) else None
 
 
 class Scanner:
@@ -374,9 +376,9 @@ class Scanner:
         # object may be (the config's strategy, or an object's own annotation: a byte search)
         self.stable = config.strategy is Strategy.ANNOTATION or STRATEGY.encode() in data
 
-    def unread(self, source: bytes, index: int, ident: dict[str, str] | None) -> Resource | None:
+    def unread(self, text: ItemText, index: int, ident: dict[str, str] | None) -> Resource | None:
         """The item as its cut knows it, when nothing in it can matter (never parsed); else None."""
-        return _unread(source, index, ident, self.config, self.table)
+        return _unread(text, index, ident, self.config, self.table)
 
     def may_parse(self, kind: str) -> bool:
         """Whether an object of ``kind`` may be parsed: not a kind parsed only for krmfn's own keys
@@ -405,7 +407,7 @@ def scan(rl: ResourceList, config: Config, table: ReferenceTable, start: int = 0
         if known is not None:
             scanner.skip(known)
         else:
-            scanner.add(read_resource(rl.sources[index], index, rl.item_name(index), rl.placer(index)))
+            scanner.add(read_resource(rl.sources.span(index), index, rl.item_name(index), rl.placer(index)))
     return scanner.out
 
 

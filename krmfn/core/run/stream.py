@@ -25,7 +25,7 @@ from krmfn.core.run.parallel import cost
 from krmfn.core.run.scan import Scanned, Scanner
 from krmfn.krm.resource import read_resource, resource_of
 from krmfn.results import KrmfnError
-from krmfn.yaml.split import ItemReader
+from krmfn.yaml.split import ItemReader, ItemText
 from krmfn.yaml.tree import Doc, item_node
 
 _FUNCTION_CONFIG = b"functionConfig:"
@@ -46,7 +46,7 @@ class StreamScan(ItemReader):
     def keeps(self, kind: str) -> bool:
         return self.scanner.may_parse(kind)
 
-    def read(self, index: int, entry: int, source: bytes, ident: dict[str, str] | None, events: list | None,
+    def read(self, index: int, entry: int, source: ItemText, ident: dict[str, str] | None, events: list | None,
              text: str, base: int, dash: int | None) -> None:
         if self.failed:
             return
@@ -59,7 +59,7 @@ class StreamScan(ItemReader):
             if events is None:  # a List's entry, a kind seldom parsed, a text that reads otherwise alone
                 res = read_resource(source, index)
             else:
-                doc, node = item_node(Doc.of_events(events, text, source, base, dash))
+                doc, node = item_node(Doc.of_events(events, text, source.read(), base, dash))
                 res = resource_of(doc, node, source, index, f"item {index}")
             scanner.add(res)
         except KrmfnError:  # said by the scan after the cut, with the item's name and place

@@ -64,7 +64,7 @@ def test_the_hashed_object_gets_its_name_and_marks():
 def test_an_untouched_item_is_its_input_bytes_and_has_no_edits():
     rl, config, s, p = planned(CONFIG_MAP + SERVICE)
     out = write(s, p, config)
-    assert out[1] is rl.sources[1]
+    assert out[1] == rl.sources[1]
     assert item_edits(s.resources[1], p) == []
 
 
