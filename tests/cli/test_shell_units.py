@@ -108,3 +108,12 @@ def test_the_function_mode_fails_with_the_items_as_read(monkeypatch, capsys):
     captured = capsys.readouterr()
     assert captured.out.startswith(text)
     assert "annotation krmfn.dev/content-hash is 'maybe'" in captured.err
+
+
+def test_the_flags_config_is_json_that_libyaml_reads_whatever_its_text():
+    """ASCII-only JSON writes a character past U+FFFF as two escaped surrogates, which libyaml
+    refuses: a flag's value with one made the run fail to read its own config."""
+    from krmfn.cli.stream import config_text
+
+    config = {"data": {"note": "caf\u00e9 \U0001f600 \u2028 \x85"}}
+    assert yaml.load(config_text(config), Loader=yaml.CSafeLoader) == config
