@@ -6,6 +6,7 @@ untouched item is written back as the very text it came in as.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -138,4 +139,5 @@ def resource_of(doc: Doc, node: Node, source: bytes | ItemText, index: int, wher
         raise InputError(f"{where} ({kind}) has a metadata.name that YAML reads as a non-string ({name}); "
                     "write it as plain text")
     namespace = doc.scalar(doc.get(metadata, "namespace")) or ""
-    return Resource(doc, node, api_version, kind, name, namespace, metadata, index, source)
+    # one string for each kind and apiVersion: thousands of objects keep theirs for the whole run
+    return Resource(doc, node, sys.intern(api_version), sys.intern(kind), name, namespace, metadata, index, source)

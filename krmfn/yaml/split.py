@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -108,6 +109,10 @@ class Texts(Sequence[bytes]):
 
     def __len__(self) -> int:
         return len(self.slots)
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self.data
+        return (data[a:b] for a, b in self.slots)
 
     @overload
     def __getitem__(self, index: int) -> bytes: ...
@@ -286,7 +291,8 @@ def _content_end(text: str, ev: object) -> int:
     return end
 
 
-_META = frozenset(("name", "namespace", "generateName"))
+# metadata's keys an identity holds, and the key each goes under (one string, not one an object)
+_META = {key: "metadata." + key for key in ("name", "namespace", "generateName")}
 
 
 def _text(ev: object) -> str | None:
@@ -618,8 +624,8 @@ class _Pass:
         if ev.__class__ is AliasEvent:
             entry.aliased = True
             return
-        if key in IDENTITY and _text(ev) is not None:
-            entry.ident.setdefault(key, ev.value)  # type: ignore[attr-defined]
+        if key in IDENTITY and _text(ev) is not None:  # one string for each kind and apiVersion, kept per object
+            entry.ident.setdefault(key, sys.intern(ev.value))  # type: ignore[attr-defined]
         if key == "kind":
             entry.kind = ev.value  # type: ignore[attr-defined]
             reader = self.slots.reader
@@ -632,7 +638,7 @@ class _Pass:
         if ev.__class__ is AliasEvent:
             entry.aliased = True
         elif self.key in _META and _text(ev) is not None:
-            entry.ident.setdefault("metadata." + self.key, ev.value)  # type: ignore[attr-defined]
+            entry.ident.setdefault(_META[self.key], ev.value)  # type: ignore[attr-defined]
 
     def _inner_value(self, ev: object) -> None:
         assert self.entry is not None

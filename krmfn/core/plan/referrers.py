@@ -43,8 +43,9 @@ def resolve(p: Planning) -> None:
 
 def _settle(p: Planning, item: int, res: Resource, named: dict[int, Hashed],
             rewrites: list[tuple[Reference, Hashed]]) -> None:
+    # the prepared annotation is taken, not looked up: once filled it is let go (memory follows the plan)
     settled = settle(res, named, rewrites, p.scanned.rollouts.get(item), p.config, p.index,
-                     p.scanned.templates.get(item))
+                     p.scanned.templates.pop(item, None))
     p.results += settled.results
     if settled.fate is not None:
         p.fates.append(settled.fate)

@@ -3,6 +3,8 @@ reads, object for object, and the run uses it only when it stands for that scan.
 
 from __future__ import annotations
 
+import io
+import marshal
 import pickle
 import sys
 from pathlib import Path
@@ -33,8 +35,23 @@ FUNCTION_CONFIG = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metad
 
 
 def _same(a, b) -> bool:
-    """Two scans hold the same: what the fork sends of them, pickled (no object identity in it)."""
-    return pickle.dumps(parallel._pack(a)) == pickle.dumps(parallel._pack(b))
+    """Two scans hold the same: what the fork sends of them, pickled without its memo, each packed
+    meaning unpacked (so that which equal strings are one object, as interned ones are, does not
+    count: pickle and marshal write those as references)."""
+    return _flat(_unpacked(parallel._pack(a))) == _flat(_unpacked(parallel._pack(b)))
+
+
+def _unpacked(packed):
+    packed.resources = [(*r[:-1], marshal.loads(r[-1]) if r[-1] is not None else None) for r in packed.resources]
+    return packed
+
+
+def _flat(obj) -> bytes:
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: every object written out in full where it appears
+    pickler.dump(obj)
+    return out.getvalue()
 
 
 def _both(data: bytes, stream: bool):
