@@ -71,6 +71,10 @@ class ResourceList:
         idents = self.layout.idents
         return idents[index] if index < len(idents) else None
 
+    def forget_identities(self) -> None:
+        """Called once the scan is done: the identities it alone reads (a dict an object) are let go."""
+        self.layout.idents = []
+
     @property
     def sources(self) -> Texts:
         """Every object's text, Lists' entries in their place (sliced from the input when asked)."""

@@ -147,5 +147,6 @@ def _rename(rl: ResourceList, prescan: Prescan, limits: Limits, labels: Mapping[
     scanned = streamed.scanned(config) if streamed is not None else None
     if scanned is None:
         scanned = scan_items(rl, config, ReferenceTable.builtin(config.field_specs))
+    rl.forget_identities()
     p = plan(scanned, config, rl.item_name)
     return write_items(scanned, p, config, rl.layout.after), p.results
