@@ -86,14 +86,15 @@ class Entry:
     is_map: bool = False  # an entry of a List's items that is a map (an object)
 
 
-@dataclass(frozen=True, slots=True)
 class ItemText:
     """An object's text as its span of the input: read (copied) only when asked for, so that
-    what is kept of every object for the whole run does not hold a second copy of the input."""
+    what is kept of every object for the whole run does not hold a second copy of the input.
+    A plain class: a dataclass costs start-up time."""
 
-    data: bytes
-    start: int
-    end: int
+    __slots__ = ("data", "end", "start")
+
+    def __init__(self, data: bytes, start: int, end: int):
+        self.data, self.start, self.end = data, start, end
 
     def read(self) -> bytes:
         return self.data[self.start:self.end]
