@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "yaml-test-suite.sh"
 
 
@@ -37,3 +39,11 @@ def load_cases(path: Path | None = None) -> list[Case]:
     path = path or suite_dir() / "cases.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
     return [Case(c["id"], c["name"], c["yaml"], c["json"], bool(c["fail"])) for c in raw]
+
+
+def cases_or_skip() -> list[Case]:
+    """:func:`load_cases`, or the calling test skipped, saying how to make them."""
+    path = suite_dir() / "cases.json"
+    if not path.exists():
+        pytest.skip(f"no {path} (.ci/yaml-test-suite.sh makes it)")
+    return load_cases(path)
